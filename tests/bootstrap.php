@@ -1,0 +1,7 @@
+<?php
+
+declare(strict_types=1);
+
+require __DIR__ . '/../vendor/autoload.php';
+
+error_reporting(E_ALL);
