@@ -2,3 +2,124 @@
 
 declare(strict_types=1);
 
+namespace Petrel;
+
+use Closure;
+use Petrel\Coroutine\CancelledException;
+use Petrel\Coroutine\Coroutine;
+use Petrel\Coroutine\Scheduler;
+use Throwable;
+
+/**
+ * Starts $function in a new coroutine and returns its handle. The coroutine runs at once,
+ * until it first suspends. An exception it throws is rethrown by join(); if nobody ever
+ * joins, it is reported (STDERR by default), never fatal to the process.
+ */
+function go(Closure $function, mixed ...$args): Coroutine
+{
+    return Scheduler::get()->spawn($function, $args);
+}
+
+/**
+ * Runs $function in a coroutine and waits for it, running the event loop meanwhile:
+ * the entry point of a script or a test. Returns its result or rethrows its exception.
+ */
+function run(Closure $function, mixed ...$args): mixed
+{
+    return Scheduler::get()->spawn($function, $args)->join();
+}
+
+/** Suspends the current coroutine for $seconds; other coroutines run meanwhile. */
+function sleep(float $seconds): void
+{
+    $scheduler = Scheduler::get();
+    $suspension = $scheduler->suspension();
+    $timer = $scheduler->driver->delay(\max(0.0, $seconds), static fn () => $suspension->resume());
+    try {
+        $suspension->suspend();
+    } finally {
+        $scheduler->driver->cancel($timer);
+    }
+}
+
+/**
+ * Runs $function with a deadline: whatever it is suspended in when $seconds have passed
+ * (a sleep, a channel, a socket read, a query) throws a Coroutine\TimeoutException.
+ *
+ * @template T
+ * @param Closure(): T $function
+ * @return T
+ */
+function timeout(float $seconds, Closure $function): mixed
+{
+    return Scheduler::get()->timeout($seconds, $function);
+}
+
+/** Runs $callback when the current coroutine ends, normally or by an exception (LIFO). */
+function defer(Closure $callback): void
+{
+    Scheduler::get()->defer($callback);
+}
+
+/**
+ * Runs the callables concurrently, each in its own coroutine, and returns their results
+ * with the same keys, in the same order. The first exception wins: the other coroutines
+ * are cancelled, waited for, and the exception is rethrown.
+ *
+ * @param array<array-key, Closure> $tasks
+ * @return array<array-key, mixed>
+ */
+function parallel(array $tasks): array
+{
+    $scheduler = Scheduler::get();
+    $pending = \count($tasks);
+    if ($pending === 0) {
+        return [];
+    }
+    $suspension = $scheduler->suspension();
+    $failure = null;
+    $results = \array_fill_keys(\array_keys($tasks), null);
+    $finish = static function (?Throwable $error) use (&$pending, &$failure, $suspension): void {
+        $pending--;
+        if ($error !== null && $failure === null) {
+            $failure = $error;
+            $suspension->resume();
+        } elseif ($pending === 0) {
+            $suspension->resume();
+        }
+    };
+    $coroutines = [];
+    foreach ($tasks as $key => $task) {
+        $coroutines[$key] = $scheduler->spawn(static function () use ($task, $key, &$results, $finish): void {
+            try {
+                $results[$key] = $task();
+            } catch (Throwable $error) {
+                $finish($error);
+
+                return;
+            }
+            $finish(null);
+        });
+    }
+    try {
+        $suspension->suspend();
+    } finally {
+        if ($pending > 0) {
+            foreach ($coroutines as $coroutine) {
+                $coroutine->cancel(new CancelledException('Cancelled: a sibling task in parallel() failed or the caller was cancelled'));
+            }
+            foreach ($coroutines as $coroutine) {
+                try {
+                    $coroutine->join();
+                } catch (Throwable) {
+                    // Their outcome no longer matters; the first failure is what we report.
+                }
+            }
+        }
+    }
+    if ($failure !== null) {
+        throw $failure;
+    }
+
+    return $results;
+}

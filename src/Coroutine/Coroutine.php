@@ -1,0 +1,161 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Coroutine;
+
+use Closure;
+use Fiber;
+use Throwable;
+
+/**
+ * A handle on a running or finished coroutine: join it for its result, cancel it.
+ *
+ * The fields marked internal belong to the Scheduler, which drives the coroutine; they are
+ * public only because PHP has no friend classes.
+ */
+final class Coroutine
+{
+    /**
+     * @internal
+     * @var Fiber<mixed, mixed, mixed, mixed>|null
+     */
+    public ?Fiber $fiber = null;
+    /** @internal The suspension this coroutine is waiting in, if any. */
+    public ?Suspension $suspension = null;
+    /**
+     * @internal
+     * @var list<Closure>
+     */
+    public array $defers = [];
+    /**
+     * @internal
+     * @var array<string, mixed>
+     */
+    public array $context;
+    /** @internal Sticky cancellation reason: every suspension after cancel() throws it. */
+    public ?CancelledException $cancelled = null;
+    /**
+     * @internal expired deadline scopes, by scope id
+     * @var array<int, TimeoutException>
+     */
+    public array $expired = [];
+    /** @internal Where it was spawned, recorded in debug mode only. */
+    public ?string $origin = null;
+
+    private bool $finished = false;
+    private mixed $result = null;
+    private ?Throwable $error = null;
+    private bool $observed = false;
+    /** @var array<int, Suspension> */
+    private array $joiners = [];
+
+    /**
+     * @internal created by Scheduler::spawn()
+     * @param array<mixed> $args
+     * @param array<string, mixed> $context
+     */
+    public function __construct(
+        public readonly int $id,
+        private readonly Scheduler $scheduler,
+        private ?Closure $function,
+        private array $args,
+        array $context,
+    ) {
+        $this->context = $context;
+    }
+
+    public function isFinished(): bool
+    {
+        return $this->finished;
+    }
+
+    public function isSuspended(): bool
+    {
+        return $this->suspension !== null;
+    }
+
+    /**
+     * Waits for the coroutine to finish and returns its result, or rethrows its exception.
+     *
+     * @throws TimeoutException if $timeout seconds pass first (the coroutine keeps running)
+     */
+    public function join(?float $timeout = null): mixed
+    {
+        if (!$this->finished) {
+            $suspension = $this->scheduler->suspension();
+            if ($suspension->coroutine === $this) {
+                throw new CoroutineError("Coroutine #{$this->id} cannot join itself");
+            }
+            $key = \spl_object_id($suspension);
+            $this->joiners[$key] = $suspension;
+            try {
+                $suspension->suspend($timeout);
+            } finally {
+                unset($this->joiners[$key]);
+            }
+        }
+        $this->observed = true;
+        if ($this->error !== null) {
+            throw $this->error;
+        }
+
+        return $this->result;
+    }
+
+    /**
+     * Cancels the coroutine: the call it is suspended in (or its next one) throws $reason, or
+     * a CancelledException. Cancellation is sticky; it has no effect on a finished coroutine.
+     */
+    public function cancel(?CancelledException $reason = null): void
+    {
+        if ($this->finished || $this->cancelled !== null) {
+            return;
+        }
+        $this->cancelled = $reason ?? new CancelledException("Coroutine #{$this->id} was cancelled");
+        $this->suspension?->throw($this->cancelled);
+    }
+
+    /**
+     * @internal Runs the function, then the deferred callbacks (last in, first out), then
+     * wakes the joiners. Never throws.
+     */
+    public function execute(): void
+    {
+        try {
+            \assert($this->function !== null);
+            $this->result = ($this->function)(...$this->args);
+        } catch (Throwable $error) {
+            $this->error = $error;
+        }
+        $this->function = null;
+        $this->args = [];
+        while ($this->defers !== [] && ($defer = \array_pop($this->defers)) !== null) {
+            try {
+                $defer();
+            } catch (Throwable $error) {
+                if ($this->error === null) {
+                    $this->error = $error;
+                } else {
+                    $this->scheduler->reportError($error, "a deferred callback of coroutine #{$this->id}");
+                }
+            }
+        }
+        $this->finished = true;
+        $this->context = [];
+        $this->expired = [];
+        if ($this->joiners !== []) {
+            foreach ($this->joiners as $joiner) {
+                $joiner->resume();
+            }
+            $this->joiners = [];
+        }
+    }
+
+    public function __destruct()
+    {
+        if ($this->error !== null && !$this->observed) {
+            $this->scheduler->reportError($this->error, "coroutine #{$this->id}");
+        }
+    }
+}
