@@ -89,7 +89,12 @@ final class TracingDriver implements Driver
 
     public function run(): void
     {
-        $this->reporter ??= $this->driver->repeat($this->reportInterval, function (): void {
+        if ($this->driver->isRunning()) {
+            $this->driver->run(); // throws the driver's own "already running" error
+
+            return;
+        }
+        $this->reporter = $this->driver->repeat($this->reportInterval, function (): void {
             \fwrite($this->output, "[petrel loop] still running; watchers keeping it alive:\n" . $this->describeReferenced());
         });
         $this->driver->unreference($this->reporter);

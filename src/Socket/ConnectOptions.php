@@ -1,0 +1,26 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Socket;
+
+/** How to connect: timeout, TLS, Nagle. Immutable; change with with*(). */
+final class ConnectOptions
+{
+    public function __construct(
+        public readonly float $connectTimeout = 10.0,
+        public readonly ?TlsOptions $tls = null,
+        public readonly bool $noDelay = true,
+    ) {
+    }
+
+    public function withConnectTimeout(float $seconds): self
+    {
+        return new self($seconds, $this->tls, $this->noDelay);
+    }
+
+    public function withTls(?TlsOptions $tls = new TlsOptions()): self
+    {
+        return new self($this->connectTimeout, $tls, $this->noDelay);
+    }
+}

@@ -1,0 +1,345 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Socket;
+
+use Petrel\Coroutine\Scheduler;
+use Petrel\Coroutine\Suspension;
+use Petrel\Loop\Driver;
+
+/**
+ * A Socket over a non-blocking PHP stream (TCP or Unix, optionally TLS).
+ *
+ * Each direction has one loop watcher, created on first wait and then only enabled and
+ * disabled, so a busy connection creates no garbage per read. The watchers hold the socket
+ * weakly: a socket nobody references is closed by its destructor.
+ */
+final class StreamSocket implements Socket
+{
+    private const WRITE_CHUNK = 262144;
+
+    private string $buffer = '';
+    private bool $eof = false;
+    private bool $closed = false;
+    private bool $tls = false;
+    private bool $writing = false;
+    private ?int $readWatcher = null;
+    private ?int $writeWatcher = null;
+    private ?Suspension $reader = null;
+    private ?Suspension $writer = null;
+    /** @var array<int, Suspension> writers queued behind the current one */
+    private array $writeQueue = [];
+    private ?string $localAddress = null;
+    private readonly Driver $driver;
+
+    /** @param resource $stream a connected stream socket; it is made non-blocking */
+    public function __construct(private readonly mixed $stream, private ?string $remoteAddress = null)
+    {
+        \stream_set_blocking($stream, false);
+        \stream_set_read_buffer($stream, 0);
+        \stream_set_write_buffer($stream, 0);
+        $this->driver = Scheduler::get()->driver;
+    }
+
+    public function read(int $maxBytes = 65536): ?string
+    {
+        if ($this->buffer !== '') {
+            if (\strlen($this->buffer) <= $maxBytes) {
+                $data = $this->buffer;
+                $this->buffer = '';
+
+                return $data;
+            }
+            $data = \substr($this->buffer, 0, $maxBytes);
+            $this->buffer = \substr($this->buffer, $maxBytes);
+
+            return $data;
+        }
+
+        return $this->receive($maxBytes);
+    }
+
+    public function readExactly(int $length): string
+    {
+        while (\strlen($this->buffer) < $length) {
+            $data = $this->receive(\max(65536, $length - \strlen($this->buffer)));
+            if ($data === null) {
+                throw new ClosedException(\sprintf(
+                    'The connection to %s closed after %d of %d expected bytes',
+                    $this->getRemoteAddress(),
+                    \strlen($this->buffer),
+                    $length,
+                ));
+            }
+            $this->buffer .= $data;
+        }
+        $data = \substr($this->buffer, 0, $length);
+        $this->buffer = (string) \substr($this->buffer, $length);
+
+        return $data;
+    }
+
+    public function readLine(string $delimiter = "\n", int $maxBytes = 65536): ?string
+    {
+        $searchFrom = 0;
+        while (($position = \strpos($this->buffer, $delimiter, $searchFrom)) === false) {
+            if (\strlen($this->buffer) > $maxBytes) {
+                throw new SocketException("No line delimiter within {$maxBytes} bytes from {$this->getRemoteAddress()}");
+            }
+            $searchFrom = \max(0, \strlen($this->buffer) - \strlen($delimiter) + 1);
+            $data = $this->receive(65536);
+            if ($data === null) {
+                $rest = $this->buffer;
+                $this->buffer = '';
+
+                return $rest === '' ? null : $rest;
+            }
+            $this->buffer .= $data;
+        }
+        $end = $position + \strlen($delimiter);
+        $line = \substr($this->buffer, 0, $end);
+        $this->buffer = (string) \substr($this->buffer, $end);
+
+        return $line;
+    }
+
+    public function write(string $data): void
+    {
+        if ($this->closed) {
+            throw new ClosedException("Cannot write: the connection to {$this->getRemoteAddress()} is closed");
+        }
+        if ($data === '') {
+            return;
+        }
+        if ($this->writing) {
+            $this->waitTurnToWrite();
+        }
+        $this->writing = true;
+        try {
+            $length = \strlen($data);
+            $offset = 0;
+            while (true) {
+                $chunk = $offset === 0 && $length <= self::WRITE_CHUNK ? $data : \substr($data, $offset, self::WRITE_CHUNK);
+                $written = @\fwrite($this->stream, $chunk);
+                if ($written === false) {
+                    $this->failWrite();
+                }
+                $offset += $written;
+                if ($offset >= $length) {
+                    return;
+                }
+                if ($written < \strlen($chunk)) {
+                    $this->waitWritable();
+                }
+            }
+        } finally {
+            $this->passWriteTurn();
+        }
+    }
+
+    public function end(string $data = ''): void
+    {
+        $this->write($data);
+        if (!$this->closed) {
+            @\stream_socket_shutdown($this->stream, \STREAM_SHUT_WR);
+        }
+    }
+
+    public function close(): void
+    {
+        if ($this->closed) {
+            return;
+        }
+        $this->closed = true;
+        foreach ([$this->readWatcher, $this->writeWatcher] as $watcher) {
+            if ($watcher !== null) {
+                $this->driver->cancel($watcher);
+            }
+        }
+        // Watcher ids stay set: cancel() made them inert, and disable() on them is a no-op.
+        $waiters = [$this->reader, $this->writer, ...\array_values($this->writeQueue)];
+        $this->writeQueue = [];
+        foreach ($waiters as $waiter) {
+            $waiter?->throw(new ClosedException("The connection to {$this->getRemoteAddress()} was closed while waiting on it"));
+        }
+        @\fclose($this->stream);
+    }
+
+    public function isClosed(): bool
+    {
+        return $this->closed;
+    }
+
+    public function getLocalAddress(): string
+    {
+        return $this->localAddress ??= self::name($this->stream, false);
+    }
+
+    public function getRemoteAddress(): string
+    {
+        return $this->remoteAddress ??= self::name($this->stream, true);
+    }
+
+    /**
+     * Upgrades the connection to TLS as a client (used right after connect, or mid-stream
+     * by protocols that negotiate it, like MySQL).
+     *
+     * @throws SocketException if the handshake fails
+     */
+    public function setupTls(TlsOptions $options, string $peerName): void
+    {
+        foreach ($options->toContextOptions($peerName) as $key => $value) {
+            \stream_context_set_option($this->stream, 'ssl', $key, $value);
+        }
+        \error_clear_last();
+        while (true) {
+            $result = @\stream_socket_enable_crypto($this->stream, true, $options->cryptoMethod);
+            if ($result === true) {
+                $this->tls = true;
+
+                return;
+            }
+            if ($result === false) {
+                $reason = \error_get_last()['message'] ?? 'unknown error';
+                $this->close();
+                throw new SocketException("TLS handshake with {$peerName} failed: {$reason}");
+            }
+            $this->waitReadable();
+        }
+    }
+
+    public function isTls(): bool
+    {
+        return $this->tls;
+    }
+
+    /**
+     * @internal the raw stream, for the HTTP server's fast paths
+     * @return resource
+     */
+    public function getResource(): mixed
+    {
+        return $this->stream;
+    }
+
+    public function __destruct()
+    {
+        $this->close();
+    }
+
+    /** Fresh bytes from the stream, waiting for them; null at EOF. */
+    private function receive(int $maxBytes): ?string
+    {
+        if ($maxBytes < 1) {
+            throw new SocketError("Cannot read {$maxBytes} bytes: the maximum must be at least 1");
+        }
+        if ($this->reader !== null) {
+            throw new SocketError('Another coroutine is already reading from this socket');
+        }
+        $woken = false;
+        while (true) {
+            if ($this->closed) {
+                throw new ClosedException("Cannot read: the connection to {$this->getRemoteAddress()} is closed");
+            }
+            if ($this->eof) {
+                return null;
+            }
+            $data = @\fread($this->stream, $maxBytes);
+            if ($data !== false && $data !== '') {
+                return $data;
+            }
+            // Readable yet empty means EOF on a plain socket; TLS may have read a partial record.
+            if ($data === false || ($woken && !$this->tls) || \feof($this->stream)) {
+                $this->eof = true;
+
+                return null;
+            }
+            $this->waitReadable();
+            $woken = true;
+        }
+    }
+
+    private function waitReadable(): void
+    {
+        $suspension = Scheduler::get()->suspension();
+        if ($this->readWatcher === null) {
+            $socket = \WeakReference::create($this);
+            $this->readWatcher = $this->driver->onReadable($this->stream, static function () use ($socket): void {
+                $socket->get()?->reader?->resume();
+            });
+        } else {
+            $this->driver->enable($this->readWatcher);
+        }
+        $this->reader = $suspension;
+        try {
+            $suspension->suspend();
+        } finally {
+            $this->reader = null;
+            $this->driver->disable($this->readWatcher);
+        }
+    }
+
+    private function waitWritable(): void
+    {
+        $suspension = Scheduler::get()->suspension();
+        if ($this->writeWatcher === null) {
+            $socket = \WeakReference::create($this);
+            $this->writeWatcher = $this->driver->onWritable($this->stream, static function () use ($socket): void {
+                $socket->get()?->writer?->resume();
+            });
+        } else {
+            $this->driver->enable($this->writeWatcher);
+        }
+        $this->writer = $suspension;
+        try {
+            $suspension->suspend();
+        } finally {
+            $this->writer = null;
+            $this->driver->disable($this->writeWatcher);
+        }
+    }
+
+    private function waitTurnToWrite(): void
+    {
+        $suspension = Scheduler::get()->suspension();
+        $key = \spl_object_id($suspension);
+        $this->writeQueue[$key] = $suspension;
+        try {
+            $suspension->suspend();
+        } finally {
+            unset($this->writeQueue[$key]);
+        }
+        if ($this->closed) {
+            throw new ClosedException("Cannot write: the connection to {$this->getRemoteAddress()} is closed");
+        }
+    }
+
+    /** Hands the write turn to the first queued writer still waiting, or frees it. */
+    private function passWriteTurn(): void
+    {
+        foreach ($this->writeQueue as $key => $next) {
+            unset($this->writeQueue[$key]);
+            if ($next->resume()) {
+                return; // $this->writing stays true: the turn passed directly
+            }
+        }
+        $this->writing = false;
+    }
+
+    private function failWrite(): never
+    {
+        $reason = \error_get_last()['message'] ?? 'unknown error';
+        $remote = $this->getRemoteAddress();
+        $this->close();
+        throw new SocketException("Write to {$remote} failed: {$reason}");
+    }
+
+    /** @param resource $stream */
+    private static function name(mixed $stream, bool $remote): string
+    {
+        $name = \is_resource($stream) ? @\stream_socket_get_name($stream, $remote) : false;
+
+        return $name === false ? '' : $name;
+    }
+}

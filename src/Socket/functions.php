@@ -1,0 +1,94 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Socket;
+
+use Petrel\Coroutine\Scheduler;
+use Petrel\Socket\Internal\Address;
+use Petrel\Socket\Internal\HostResolver;
+
+/**
+ * Connects to "host:port", "tcp://host:port", "tls://host:port" or "unix:///path" without
+ * blocking the worker: the coroutine waits for the connection (and the TLS handshake).
+ *
+ * @throws ConnectException refused, unreachable, unknown host, or timed out
+ */
+function connect(string $address, ConnectOptions $options = new ConnectOptions()): StreamSocket
+{
+    $uri = Address::toUri($address);
+    $tls = $options->tls;
+    if (\str_starts_with($uri, 'tls://')) {
+        $tls ??= new TlsOptions();
+        $uri = 'tcp://' . \substr($uri, 6);
+    }
+    $host = null;
+    if (\str_starts_with($uri, 'tcp://')) {
+        [$host, $port] = Address::hostPort($uri);
+        $ip = HostResolver::resolve($host)[0];
+        $uri = \str_contains($ip, ':') ? "tcp://[{$ip}]:{$port}" : "tcp://{$ip}:{$port}";
+    }
+    $context = \stream_context_create(['socket' => ['tcp_nodelay' => $options->noDelay]]);
+    $stream = @\stream_socket_client($uri, $errno, $error, null, \STREAM_CLIENT_CONNECT | \STREAM_CLIENT_ASYNC_CONNECT, $context);
+    if ($stream === false) {
+        throw new ConnectException("Could not connect to {$address}: {$error}");
+    }
+    \stream_set_blocking($stream, false);
+
+    $scheduler = Scheduler::get();
+    $suspension = $scheduler->suspension();
+    $watcher = $scheduler->driver->onWritable($stream, static fn () => $suspension->resume());
+    $timer = $scheduler->driver->delay($options->connectTimeout, static fn () => $suspension->throw(
+        new ConnectException(\sprintf('Connecting to %s timed out after %s s', $address, $options->connectTimeout)),
+    ));
+    try {
+        $suspension->suspend();
+    } catch (\Throwable $error) {
+        \fclose($stream);
+        throw $error;
+    } finally {
+        $scheduler->driver->cancel($watcher);
+        $scheduler->driver->cancel($timer);
+    }
+    if (@\stream_socket_get_name($stream, true) === false) {
+        $reason = connectError($stream);
+        \fclose($stream);
+        throw new ConnectException("Could not connect to {$address}: {$reason}");
+    }
+
+    $socket = new StreamSocket($stream);
+    if ($tls !== null) {
+        $socket->setupTls($tls, $host ?? 'localhost');
+    }
+
+    return $socket;
+}
+
+/**
+ * Listens on $address ("127.0.0.1:8080", "[::1]:0", "unix:///path").
+ *
+ * @throws SocketException e.g. "Address already in use"
+ */
+function listen(string $address, ServerOptions $options = new ServerOptions()): SocketServer
+{
+    return SocketServer::listen($address, $options);
+}
+
+/**
+ * @internal the pending error of a failed non-blocking connect (SO_ERROR)
+ * @param resource $stream
+ */
+function connectError(mixed $stream): string
+{
+    if (\function_exists('socket_import_stream')) {
+        $socket = @\socket_import_stream($stream);
+        if ($socket !== false) {
+            $code = \socket_get_option($socket, \SOL_SOCKET, \SO_ERROR);
+            if (\is_int($code) && $code !== 0) {
+                return \socket_strerror($code);
+            }
+        }
+    }
+
+    return 'connection refused or reset';
+}

@@ -1,0 +1,291 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Tests\Unit\Loop;
+
+use Petrel\Loop\Driver;
+use Petrel\Loop\LoopError;
+use PHPUnit\Framework\TestCase;
+
+/** The conformance suite every Driver must pass; each driver's test is a small subclass. */
+abstract class DriverTestCase extends TestCase
+{
+    abstract protected function createDriver(): Driver;
+
+    private Driver $loop;
+
+    protected function setUp(): void
+    {
+        $this->loop = $this->createDriver();
+    }
+
+    public function testRunReturnsAtOnceWithNothingToDo(): void
+    {
+        $this->loop->run();
+        self::assertFalse($this->loop->isRunning());
+        self::assertFalse($this->loop->isReferenced());
+    }
+
+    public function testTickOrderDeferThenIoThenTimers(): void
+    {
+        [$a, $b] = $this->pair();
+        \fwrite($b, 'x');
+        $log = [];
+        $this->loop->delay(0, function () use (&$log): void {
+            $log[] = 'timer';
+        });
+        $this->loop->onReadable($a, function (int $id) use (&$log): void {
+            $log[] = 'readable';
+            $this->loop->cancel($id);
+        });
+        $this->loop->defer(function () use (&$log): void {
+            $log[] = 'defer1';
+            $this->loop->defer(function () use (&$log): void {
+                $log[] = 'defer-next-tick';
+            });
+        });
+        $this->loop->defer(function () use (&$log): void {
+            $log[] = 'defer2';
+        });
+        $this->loop->run();
+        self::assertSame(['defer1', 'defer2', 'readable', 'timer', 'defer-next-tick'], $log);
+    }
+
+    public function testTimersRunInDueOrderThenCreationOrder(): void
+    {
+        $log = [];
+        foreach ([0.03, 0.01, 0.02, 0.01] as $i => $delay) {
+            $this->loop->delay($delay, function () use (&$log, $i): void {
+                $log[] = $i;
+            });
+        }
+        $this->loop->run();
+        self::assertSame([1, 3, 2, 0], $log);
+    }
+
+    public function testRepeatRunsUntilCancelled(): void
+    {
+        $count = 0;
+        $this->loop->repeat(0.001, function (int $id) use (&$count): void {
+            if (++$count === 5) {
+                $this->loop->cancel($id);
+            }
+        });
+        $this->loop->run();
+        self::assertSame(5, $count);
+    }
+
+    public function testTimerCancelledWhileAnotherFiresDoesNotRun(): void
+    {
+        $ran = [];
+        $second = 0;
+        $this->loop->delay(0.005, function () use (&$ran, &$second): void {
+            $ran[] = 'first';
+            $this->loop->cancel($second);
+        });
+        $second = $this->loop->delay(0.005, function () use (&$ran): void {
+            $ran[] = 'second';
+        });
+        \usleep(10000); // both are due in the same tick
+        $this->loop->run();
+        self::assertSame(['first'], $ran);
+    }
+
+    public function testTimerCancellingItselfWhileFiringIsHarmless(): void
+    {
+        $runs = 0;
+        $this->loop->repeat(0.001, function (int $id) use (&$runs): void {
+            $runs++;
+            $this->loop->cancel($id);
+            $this->loop->cancel($id);
+            $this->loop->disable($id);
+        });
+        $this->loop->run();
+        self::assertSame(1, $runs);
+    }
+
+    public function testDisableAndEnable(): void
+    {
+        $ran = false;
+        $id = $this->loop->delay(0, function () use (&$ran): void {
+            $ran = true;
+        });
+        $this->loop->disable($id);
+        $this->loop->run();
+        self::assertFalse($ran);
+        $this->loop->enable($id);
+        $this->loop->run();
+        self::assertTrue($ran);
+    }
+
+    public function testUnreferencedWatcherDoesNotKeepLoopAlive(): void
+    {
+        $ran = false;
+        $id = $this->loop->delay(0.05, function () use (&$ran): void {
+            $ran = true;
+        });
+        $this->loop->unreference($id);
+        $start = \hrtime(true);
+        $this->loop->run();
+        self::assertFalse($ran);
+        self::assertLessThan(0.04, (\hrtime(true) - $start) / 1e9);
+        $this->loop->reference($id);
+        $this->loop->run();
+        self::assertTrue($ran);
+    }
+
+    public function testReadableAndWritable(): void
+    {
+        [$a, $b] = $this->pair();
+        $got = '';
+        $this->loop->onWritable($b, function (int $id, $stream): void {
+            \fwrite($stream, 'hello');
+            $this->loop->cancel($id);
+        });
+        $this->loop->onReadable($a, function (int $id, $stream) use (&$got): void {
+            $got .= \fread($stream, 100);
+            if (\strlen($got) >= 5) {
+                $this->loop->cancel($id);
+            }
+        });
+        $this->loop->run();
+        self::assertSame('hello', $got);
+    }
+
+    public function testTwoWatchersOnOneStreamBothRun(): void
+    {
+        [$a, $b] = $this->pair();
+        \fwrite($b, 'x');
+        $runs = [];
+        foreach (['one', 'two'] as $name) {
+            $this->loop->onReadable($a, function (int $id) use (&$runs, $name): void {
+                $runs[] = $name;
+                $this->loop->cancel($id);
+            });
+        }
+        $this->loop->run();
+        self::assertSame(['one', 'two'], $runs);
+    }
+
+    public function testStopReturnsFromRun(): void
+    {
+        $ticks = 0;
+        $this->loop->repeat(0.001, function () use (&$ticks): void {
+            if (++$ticks === 3) {
+                $this->loop->stop();
+            }
+        });
+        $this->loop->run();
+        self::assertSame(3, $ticks);
+        self::assertTrue($this->loop->isReferenced());
+    }
+
+    public function testExceptionFromCallbackPropagatesAndLoopStaysUsable(): void
+    {
+        $this->loop->defer(static function (): void {
+            throw new \RuntimeException('boom');
+        });
+        $ran = false;
+        $this->loop->defer(function () use (&$ran): void {
+            $ran = true;
+        });
+        try {
+            $this->loop->run();
+            self::fail('expected the exception');
+        } catch (\RuntimeException $e) {
+            self::assertSame('boom', $e->getMessage());
+        }
+        self::assertFalse($this->loop->isRunning());
+        $this->loop->run();
+        self::assertTrue($ran, 'the deferred callback queued after the failing one still runs');
+    }
+
+    public function testNestedRunIsAnError(): void
+    {
+        $this->loop->defer(function (): void {
+            $this->loop->run();
+        });
+        $this->expectException(LoopError::class);
+        $this->loop->run();
+    }
+
+    public function testClosedStreamStillWatchedGivesAClearError(): void
+    {
+        [$a] = $this->pair();
+        $this->loop->onReadable($a, static function (): void {
+        });
+        \fclose($a);
+        $this->expectException(LoopError::class);
+        $this->expectExceptionMessage('cancel the watcher before closing');
+        $this->loop->run();
+    }
+
+    public function testInvalidArguments(): void
+    {
+        $this->expectException(LoopError::class);
+        $this->loop->repeat(0, static function (): void {
+        });
+    }
+
+    public function testSignal(): void
+    {
+        if (!\function_exists('posix_kill')) {
+            self::markTestSkipped('needs ext-posix');
+        }
+        $got = null;
+        $id = $this->loop->onSignal(\SIGUSR2, function (int $id, int $signal) use (&$got): void {
+            $got = $signal;
+            $this->loop->cancel($id);
+        });
+        $this->loop->delay(0.01, static fn () => \posix_kill(\getmypid(), \SIGUSR2));
+        $this->loop->run();
+        self::assertSame(\SIGUSR2, $got);
+        self::assertArrayNotHasKey($id, $this->loop->watchers());
+    }
+
+    public function testSignalWakesABlockedWait(): void
+    {
+        if (!\function_exists('pcntl_fork')) {
+            self::markTestSkipped('needs ext-pcntl');
+        }
+        $parent = \getmypid();
+        $pid = \pcntl_fork();
+        if ($pid === 0) {
+            \usleep(50000);
+            \posix_kill($parent, \SIGUSR2);
+            exit(0);
+        }
+        $got = false;
+        $this->loop->onSignal(\SIGUSR2, function (int $id) use (&$got): void {
+            $got = true;
+            $this->loop->cancel($id);
+        });
+        $start = \hrtime(true);
+        $this->loop->run();
+        \pcntl_waitpid($pid, $status);
+        self::assertTrue($got);
+        self::assertLessThan(2.0, (\hrtime(true) - $start) / 1e9);
+    }
+
+    public function testManyTimersCancelledLeaveNothingBehind(): void
+    {
+        for ($i = 0; $i < 10000; $i++) {
+            $this->loop->cancel($this->loop->delay(10, static function (): void {
+            }));
+        }
+        self::assertSame([], $this->loop->watchers());
+        self::assertFalse($this->loop->isReferenced());
+    }
+
+    /** @return array{resource, resource} */
+    private function pair(): array
+    {
+        $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
+        self::assertNotFalse($pair);
+        \stream_set_blocking($pair[0], false);
+        \stream_set_blocking($pair[1], false);
+
+        return [$pair[0], $pair[1]];
+    }
+}
