@@ -1,0 +1,289 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Http\Internal;
+
+use Petrel\Http\HttpException;
+use Petrel\Http\HttpLimits;
+use Petrel\Http\Request;
+
+/**
+ * Incremental HTTP/1.1 request parser (RFC 9112): bytes in, requests out, no I/O.
+ *
+ * feed() appends bytes; next() returns the next complete request or null when more bytes
+ * are needed, and throws HttpException on malformed input — after that the stream cannot
+ * be trusted, so the connection answers with the exception's status and closes; next()
+ * keeps throwing the same exception.
+ *
+ * The buffer is one string with a read offset. A head is located with one strpos for the
+ * blank line, resumed where the last search stopped when bytes trickle in. The common
+ * request (a head arriving whole, no body) costs one strpos, one explode of the lines, a
+ * few whole-head checks, a loop over the fields without regex, and one object: the Request.
+ *
+ * Framing follows RFC 9112 §6: Transfer-Encoding other than exactly "chunked" → 501,
+ * Transfer-Encoding with Content-Length or on HTTP/1.0 → 400, conflicting or non-numeric
+ * Content-Length → 400, otherwise no body. HTTP/1.1 requests without exactly one Host
+ * field are rejected with 400 (RFC 9112 §3.2 "MUST respond with 400").
+ */
+final class RequestParser
+{
+    private const HEAD = 0;
+    private const LENGTH_BODY = 1;
+    private const CHUNKED_BODY = 2;
+
+    private const METHODS = [
+        'GET' => true, 'POST' => true, 'HEAD' => true, 'PUT' => true, 'DELETE' => true,
+        'OPTIONS' => true, 'PATCH' => true, 'CONNECT' => true, 'TRACE' => true,
+    ];
+
+    private string $buffer = '';
+
+    private int $offset = 0;
+
+    /** Absolute position where the search for the end of the head resumes. */
+    private int $scanFrom = 0;
+
+    private int $state = self::HEAD;
+
+    private ?HttpException $failure = null;
+
+    private string $method = '';
+
+    private string $target = '';
+
+    private string $version = '';
+
+    /** @var array<string, list<string>> */
+    private array $headers = [];
+
+    private int $remaining = 0;
+
+    private ?BodySink $sink = null;
+
+    private ?ChunkedDecoder $chunked = null;
+
+    private bool $expectContinue = false;
+
+    public function __construct(
+        private readonly HttpLimits $limits = new HttpLimits(),
+        private readonly ?string $remoteAddress = null,
+    ) {
+    }
+
+    public function feed(string $bytes): void
+    {
+        if ($this->failure !== null || $bytes === '') {
+            return;
+        }
+        if ($this->offset === 0) {
+            $this->buffer .= $bytes;
+        } elseif ($this->offset >= \strlen($this->buffer)) {
+            $this->buffer = $bytes;
+            $this->offset = $this->scanFrom = 0;
+        } else {
+            $this->buffer = \substr($this->buffer, $this->offset) . $bytes;
+            $this->scanFrom = \max(0, $this->scanFrom - $this->offset);
+            $this->offset = 0;
+        }
+    }
+
+    /**
+     * @throws HttpException
+     * @phpstan-impure
+     */
+    public function next(): ?Request
+    {
+        if ($this->failure !== null) {
+            throw $this->failure;
+        }
+        try {
+            return $this->state === self::HEAD ? $this->readHead() : $this->readBody();
+        } catch (HttpException $e) {
+            $this->failure = $e;
+            $this->buffer = '';
+            $this->offset = $this->scanFrom = 0;
+            $this->sink = $this->chunked = null;
+            throw $e;
+        }
+    }
+
+    /** A head asked for "100 Continue" and none of its body has arrived yet. */
+    public function expectsContinue(): bool
+    {
+        return $this->expectContinue && $this->offset === \strlen($this->buffer);
+    }
+
+    /** The caller wrote "100 Continue" (or decided not to); do not ask again for this request. */
+    public function continueSent(): void
+    {
+        $this->expectContinue = false;
+    }
+
+    /** Bytes of an unfinished request are buffered (false between requests on an idle connection). */
+    public function hasPartialRequest(): bool
+    {
+        return $this->state !== self::HEAD || $this->offset < \strlen($this->buffer);
+    }
+
+    public function isReadingBody(): bool
+    {
+        return $this->state !== self::HEAD;
+    }
+
+    private function readHead(): ?Request
+    {
+        $buffer = $this->buffer;
+        $offset = $this->offset;
+        $length = \strlen($buffer);
+        if ($offset === $length) {
+            return null;
+        }
+        if ($buffer[$offset] === "\r") {
+            // RFC 9112 §2.2: ignore empty lines received before the request line.
+            while ($offset + 1 < $length && $buffer[$offset] === "\r" && $buffer[$offset + 1] === "\n") {
+                $offset += 2;
+            }
+            $this->offset = $offset;
+            if ($offset === $length || ($offset + 1 === $length && $buffer[$offset] === "\r")) {
+                return null;
+            }
+        }
+        $end = \strpos($buffer, "\r\n\r\n", $this->scanFrom > $offset ? $this->scanFrom : $offset);
+        if ($end === false) {
+            $this->scanFrom = \max($offset, $length - 3);
+            HeadSyntax::checkIncompleteHead($buffer, $offset, $this->limits);
+
+            return null;
+        }
+        $headLength = $end - $offset;
+        if ($headLength + 4 > $this->limits->maxHeaderBytes) {
+            HeadSyntax::checkRequestLineLength($buffer, $offset, $this->limits->maxRequestLineBytes);
+            throw new HttpException(431, 'Request header section too large');
+        }
+        $head = \substr($buffer, $offset, $headLength);
+        $this->offset = $end + 4;
+        $this->scanFrom = 0;
+
+        $lines = \explode("\r\n", $head);
+        $count = \count($lines);
+        if (!FieldLines::isBlockSafe($head, $count)) {
+            throw new HttpException(400, 'Invalid character in request head');
+        }
+        $requestLine = $lines[0];
+        $parts = \explode(' ', $requestLine);
+        if (\count($parts) !== 3 || \strlen($requestLine) > $this->limits->maxRequestLineBytes) {
+            throw HeadSyntax::requestLineError($requestLine, $this->limits->maxRequestLineBytes);
+        }
+        [$method, $target, $version] = $parts;
+        if ($version === 'HTTP/1.1') {
+            $version = '1.1';
+        } elseif ($version === 'HTTP/1.0') {
+            $version = '1.0';
+        } else {
+            throw HeadSyntax::versionError($version);
+        }
+        if (!isset(self::METHODS[$method]) && !FieldLines::isToken($method)) {
+            throw new HttpException(400, 'Invalid request method');
+        }
+        if ($target === '' || $target[0] !== '/') {
+            HeadSyntax::checkTarget($method, $target);
+        }
+        if ($count - 1 > $this->limits->maxHeaderCount) {
+            throw new HttpException(431, 'Too many header fields');
+        }
+        $headers = FieldLines::parse($lines, 1);
+
+        if (isset($headers['host'][1]) || ($version === '1.1' && !isset($headers['host']))) {
+            throw new HttpException(400, isset($headers['host']) ? 'Multiple Host headers' : 'Missing Host header');
+        }
+        if (isset($headers['transfer-encoding'])) {
+            $this->startChunked($headers, $version);
+        } elseif (isset($headers['content-length'])) {
+            $bodyLength = HeadSyntax::contentLength($headers['content-length']);
+            if ($bodyLength > $this->limits->maxBodyBytes) {
+                throw new HttpException(413, 'Request body too large');
+            }
+            if ($bodyLength !== 0) {
+                if ($bodyLength <= $this->limits->bodyMemoryBytes && \strlen($buffer) - $this->offset >= $bodyLength) {
+                    $body = \substr($buffer, $this->offset, $bodyLength);
+                    $this->offset += $bodyLength;
+
+                    return new Request($method, $target, $version, $headers, $body, [], $this->remoteAddress, $this->limits);
+                }
+                $this->state = self::LENGTH_BODY;
+                $this->remaining = $bodyLength;
+                $this->sink = new BodySink($this->limits->bodyMemoryBytes, $bodyLength);
+            }
+        }
+        if ($this->state === self::HEAD) {
+            return new Request($method, $target, $version, $headers, '', [], $this->remoteAddress, $this->limits);
+        }
+        $this->method = $method;
+        $this->target = $target;
+        $this->version = $version;
+        $this->headers = $headers;
+        $this->expectContinue = $version === '1.1' && isset($headers['expect'])
+            && \strtolower(\implode(',', $headers['expect'])) === '100-continue';
+
+        return $this->readBody();
+    }
+
+    private function readBody(): ?Request
+    {
+        $available = \strlen($this->buffer) - $this->offset;
+        if ($available === 0) {
+            return null;
+        }
+        $this->expectContinue = false;
+        $sink = $this->sink ?? throw new \LogicException('No body sink while reading a body');
+        if ($this->chunked !== null) {
+            $this->offset = $this->chunked->decode($this->buffer, $this->offset);
+            if (!$this->chunked->isDone()) {
+                return null;
+            }
+            $trailers = $this->chunked->trailers();
+        } else {
+            $take = \min($available, $this->remaining);
+            $sink->append($take === \strlen($this->buffer) ? $this->buffer : \substr($this->buffer, $this->offset, $take));
+            $this->offset += $take;
+            $this->remaining -= $take;
+            if ($this->remaining !== 0) {
+                return null;
+            }
+            $trailers = [];
+        }
+        $request = new Request(
+            $this->method,
+            $this->target,
+            $this->version,
+            $this->headers,
+            $sink->finish(),
+            $trailers,
+            $this->remoteAddress,
+            $this->limits,
+        );
+        $this->state = self::HEAD;
+        $this->headers = [];
+        $this->sink = $this->chunked = null;
+
+        return $request;
+    }
+
+    /** @param array<string, list<string>> $headers */
+    private function startChunked(array $headers, string $version): void
+    {
+        if (isset($headers['content-length'])) {
+            throw new HttpException(400, 'Both Transfer-Encoding and Content-Length');
+        }
+        if ($version === '1.0') {
+            throw new HttpException(400, 'Transfer-Encoding in an HTTP/1.0 request');
+        }
+        if (FieldLines::tokens(\implode(',', $headers['transfer-encoding'])) !== ['chunked']) {
+            throw new HttpException(501, 'Unsupported Transfer-Encoding');
+        }
+        $this->state = self::CHUNKED_BODY;
+        $this->sink = new BodySink($this->limits->bodyMemoryBytes);
+        $this->chunked = new ChunkedDecoder($this->limits, $this->sink);
+    }
+}

@@ -1,0 +1,165 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Http\Internal;
+
+use Petrel\Http\Response;
+use Petrel\Http\ResponseBody;
+use Petrel\Http\Status;
+
+/**
+ * Serialises responses for HTTP/1.x (RFC 9112). The status line always says HTTP/1.1 (a
+ * server sends its own version, RFC 9110 §6.2); $protocolVersion is the request's and
+ * decides framing: a body of unknown length is chunked for 1.1 and delimited by closing
+ * the connection for 1.0.
+ *
+ * Framing headers come from the body: Content-Length for strings and bodies of known
+ * length (also on HEAD, as GET would send), Transfer-Encoding: chunked otherwise; none
+ * for 1xx/204/304. Content-Length, Transfer-Encoding and Connection set on the response
+ * are not copied, except that "Connection: close" closes the connection and a HEAD
+ * response with an empty body keeps the Content-Length it was given.
+ *
+ * How the connection writes a response:
+ *   $head = $encoder->encodeHead($response, $version, $keepAlive, $isHead, DateCache::get());
+ *   if (ResponseEncoder::sendsBody($response, $isHead)) write the body: a string as is; a
+ *   FileBody's bytes; a StreamBody's chunks, framed with chunk()/lastChunk() when
+ *   usesChunking() says so; then close when requiresClose() says so.
+ * encode() does head and string body in one string.
+ *
+ * @internal
+ */
+final class ResponseEncoder
+{
+    /** Interim response for "Expect: 100-continue". */
+    public const CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n";
+
+    private const SKIPPED = ['content-length' => true, 'transfer-encoding' => true, 'connection' => true];
+
+    /** @var array<int, string> */
+    private static array $statusLines = [];
+
+    /** @param string|null $serverName Server header for responses that set none; none when null */
+    public function __construct(private readonly ?string $serverName = null)
+    {
+        if ($serverName !== null && !FieldLines::isLineSafe($serverName)) {
+            throw new \ValueError('Invalid server name');
+        }
+    }
+
+    /** Head and, for a string body that is to be sent, the body; only the head otherwise. */
+    public function encode(
+        Response $response,
+        string $protocolVersion,
+        bool $keepAlive,
+        bool $headRequest,
+        string $dateHeader,
+    ): string {
+        $head = $this->encodeHead($response, $protocolVersion, $keepAlive, $headRequest, $dateHeader);
+        $body = $response->getBody();
+        if (\is_string($body) && !$headRequest && !Status::forbidsBody($response->getStatus())) {
+            return $head . $body;
+        }
+
+        return $head;
+    }
+
+    /** Status line, fields and the empty line. */
+    public function encodeHead(
+        Response $response,
+        string $protocolVersion,
+        bool $keepAlive,
+        bool $headRequest,
+        string $dateHeader,
+    ): string {
+        $status = $response->getStatus();
+        $head = self::$statusLines[$status] ??= 'HTTP/1.1 ' . $status . ' ' . Status::reasonPhrase($status) . "\r\n";
+        $headers = $response->getHeaderMap();
+        if ($this->serverName !== null && !isset($headers['server'])) {
+            $head .= 'Server: ' . $this->serverName . "\r\n";
+        }
+        if (!isset($headers['date'])) {
+            $head .= 'Date: ' . $dateHeader . "\r\n";
+        }
+        foreach ($headers as $key => [$name, $values]) {
+            if (isset(self::SKIPPED[$key]) && !($key === 'connection' && $status === 101)) {
+                continue;
+            }
+            foreach ($values as $value) {
+                $head .= $name . ': ' . $value . "\r\n";
+            }
+        }
+        foreach ($response->getCookies() as $cookie) {
+            $head .= 'Set-Cookie: ' . $cookie->toHeaderValue() . "\r\n";
+        }
+        if (!Status::forbidsBody($status)) {
+            $body = $response->getBody();
+            $length = \is_string($body) ? \strlen($body) : $body->getLength();
+            if ($headRequest && $body === '' && isset($headers['content-length'])) {
+                $length = $headers['content-length'][1][0];
+            }
+            if ($length !== null) {
+                $head .= 'Content-Length: ' . $length . "\r\n";
+            } elseif (!$headRequest && $protocolVersion === '1.1') {
+                $head .= "Transfer-Encoding: chunked\r\n";
+            }
+        }
+        if ($this->requiresClose($response, $protocolVersion, $keepAlive, $headRequest)) {
+            $head .= "Connection: close\r\n";
+        } elseif ($protocolVersion === '1.0') {
+            $head .= "Connection: keep-alive\r\n";
+        }
+
+        return $head . "\r\n";
+    }
+
+    /** Whether the connection must be closed after this response. */
+    public function requiresClose(
+        Response $response,
+        string $protocolVersion,
+        bool $keepAlive,
+        bool $headRequest = false,
+    ): bool {
+        if (!$keepAlive) {
+            return true;
+        }
+        $connection = $response->getHeaderMap()['connection'][1] ?? null;
+        if ($connection !== null && \in_array('close', FieldLines::tokens(\implode(',', $connection)), true)) {
+            return true;
+        }
+
+        return $protocolVersion !== '1.1' && self::hasUnknownLength($response, $headRequest);
+    }
+
+    /** Whether the body must be written with chunk()/lastChunk() framing. */
+    public function usesChunking(Response $response, string $protocolVersion, bool $headRequest = false): bool
+    {
+        return $protocolVersion === '1.1' && self::hasUnknownLength($response, $headRequest);
+    }
+
+    /** Whether any body bytes follow the head (never for HEAD, 1xx, 204, 304). */
+    public static function sendsBody(Response $response, bool $headRequest): bool
+    {
+        return !$headRequest && !Status::forbidsBody($response->getStatus());
+    }
+
+    /** One chunk of a chunked body; '' for empty data (an empty chunk would end the body). */
+    public static function chunk(string $data): string
+    {
+        return $data === '' ? '' : \dechex(\strlen($data)) . "\r\n" . $data . "\r\n";
+    }
+
+    /** The last chunk, ending a chunked body (no trailers). */
+    public static function lastChunk(): string
+    {
+        return "0\r\n\r\n";
+    }
+
+    private static function hasUnknownLength(Response $response, bool $headRequest): bool
+    {
+        $body = $response->getBody();
+
+        return $body instanceof ResponseBody && $body->getLength() === null
+            && self::sendsBody($response, $headRequest);
+    }
+}

@@ -1,0 +1,362 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Http;
+
+use Petrel\Http\Internal\CookieHeader;
+use Petrel\Http\Internal\FieldLines;
+use Petrel\Http\Internal\FormData;
+use Petrel\Http\Internal\TempFiles;
+
+/**
+ * An HTTP request. Built on the hot path, so the constructor only stores the raw parts the
+ * parser found; everything derived (path, query, cookies, parsed body, uploads, keep-alive)
+ * is computed on first use and cached. Immutable to its users: with*() return copies.
+ */
+final class Request
+{
+    private ?string $path = null;
+
+    private ?string $queryString = null;
+
+    /** @var array<mixed>|null */
+    private ?array $query = null;
+
+    /** @var array<string, string>|null */
+    private ?array $cookies = null;
+
+    /** @var array<mixed>|null */
+    private ?array $parsedBody = null;
+
+    /** @var array<string, UploadedFile|array<mixed>> */
+    private array $uploadedFiles = [];
+
+    /**
+     * Only held, never read: keeps this request's upload temp files alive and deletes them
+     * once the request and its UploadedFile objects are released.
+     *
+     * @phpstan-ignore property.onlyWritten
+     */
+    private ?TempFiles $tempFiles = null;
+
+    /** @var resource|null stream copy of a string body, made on demand */
+    private $bodyStream = null;
+
+    /** @var array<string, mixed> */
+    private array $attributes = [];
+
+    /**
+     * @param string $protocolVersion '1.0' or '1.1'
+     * @param array<string, list<string>> $headers lowercase names (as the parser makes them;
+     *        use create() for headers in any other shape)
+     * @param string|resource $body the body, or a seekable stream holding it (spooled bodies)
+     * @param array<string, list<string>> $trailers chunked trailer fields, lowercase names
+     */
+    public function __construct(
+        private readonly string $method,
+        private readonly string $target,
+        private readonly string $protocolVersion = '1.1',
+        private readonly array $headers = [],
+        private readonly mixed $body = '',
+        private readonly array $trailers = [],
+        private ?string $remoteAddress = null,
+        private readonly ?HttpLimits $limits = null,
+    ) {
+        if (!\is_string($body) && !\is_resource($body)) {
+            throw new \TypeError('Request body must be a string or a stream resource');
+        }
+    }
+
+    /**
+     * A request for tests and the framework. An absolute $uri sets the Host header; HTTP/1.1
+     * requests without one get "Host: localhost"; a non-empty body gets Content-Length.
+     *
+     * @param array<string, string|list<string>> $headers names in any case
+     */
+    public static function create(
+        string $method,
+        string $uri,
+        array $headers = [],
+        string $body = '',
+        string $protocolVersion = '1.1',
+    ): self {
+        $normalized = [];
+        foreach ($headers as $name => $values) {
+            foreach ((array) $values as $value) {
+                $normalized[\strtolower($name)][] = $value;
+            }
+        }
+        $target = \explode('#', $uri, 2)[0];
+        if (\preg_match('~^[A-Za-z][A-Za-z0-9+.-]*://([^/?]*)(.*)$~s', $target, $m) === 1) {
+            $normalized['host'] ??= [$m[1]];
+            $target = $m[2];
+        }
+        if ($target === '' || ($target[0] === '?')) {
+            $target = '/' . $target;
+        }
+        if ($protocolVersion === '1.1') {
+            $normalized['host'] ??= ['localhost'];
+        }
+        if ($body !== '' && !isset($normalized['content-length']) && !isset($normalized['transfer-encoding'])) {
+            $normalized['content-length'] = [(string) \strlen($body)];
+        }
+
+        return new self($method, $target, $protocolVersion, $normalized, $body);
+    }
+
+    public function getMethod(): string
+    {
+        return $this->method;
+    }
+
+    /** The request-target exactly as received (origin-form, absolute-form, '*' or authority). */
+    public function getTarget(): string
+    {
+        return $this->target;
+    }
+
+    /** Path part of the target, not percent-decoded; '' for CONNECT's authority-form. */
+    public function getPath(): string
+    {
+        return $this->path ??= $this->splitTarget()[0];
+    }
+
+    /** The query string without '?', not decoded ('' when absent). */
+    public function getQueryString(): string
+    {
+        return $this->queryString ??= $this->splitTarget()[1];
+    }
+
+    /**
+     * The query parsed like $_GET.
+     *
+     * @return array<mixed>
+     * @throws HttpException 400 with more than maxFormFields parameters
+     */
+    public function getQuery(): array
+    {
+        return $this->query ??= FormData::parseUrlEncoded(
+            $this->getQueryString(),
+            ($this->limits ?? new HttpLimits())->maxFormFields,
+        );
+    }
+
+    public function getQueryParam(string $name, mixed $default = null): mixed
+    {
+        return $this->getQuery()[$name] ?? $default;
+    }
+
+    /** '1.0' or '1.1'. */
+    public function getProtocolVersion(): string
+    {
+        return $this->protocolVersion;
+    }
+
+    /** @return array<string, list<string>> lowercase names */
+    public function getHeaders(): array
+    {
+        return $this->headers;
+    }
+
+    /** All values of a header joined with ', ' (Cookie with '; '), or null when absent. */
+    public function getHeader(string $name): ?string
+    {
+        $key = \strtolower($name);
+        $values = $this->headers[$key] ?? null;
+        if ($values === null) {
+            return null;
+        }
+
+        return isset($values[1]) ? \implode($key === 'cookie' ? '; ' : ', ', $values) : $values[0];
+    }
+
+    /** @return list<string> */
+    public function getHeaderValues(string $name): array
+    {
+        return $this->headers[\strtolower($name)] ?? [];
+    }
+
+    public function hasHeader(string $name): bool
+    {
+        return isset($this->headers[\strtolower($name)]);
+    }
+
+    /** @return array<string, list<string>> trailer fields of a chunked body, lowercase names */
+    public function getTrailers(): array
+    {
+        return $this->trailers;
+    }
+
+    /**
+     * Cookies from the Cookie header(s); values are percent-decoded, first one wins.
+     *
+     * @return array<string, string>
+     */
+    public function getCookies(): array
+    {
+        return $this->cookies ??= CookieHeader::parse($this->headers['cookie'] ?? []);
+    }
+
+    public function getCookie(string $name, ?string $default = null): ?string
+    {
+        return $this->getCookies()[$name] ?? $default;
+    }
+
+    /** The whole body as a string (a spooled body is read from its stream each call). */
+    public function getBody(): string
+    {
+        if (\is_string($this->body)) {
+            return $this->body;
+        }
+        \rewind($this->body);
+
+        return (string) \stream_get_contents($this->body);
+    }
+
+    /** @return resource a php://temp stream holding the body, rewound to its start */
+    public function getBodyStream()
+    {
+        if (!\is_string($this->body)) {
+            \rewind($this->body);
+
+            return $this->body;
+        }
+        if ($this->bodyStream === null) {
+            $this->bodyStream = \fopen('php://temp', 'w+b') ?: throw new \RuntimeException('Cannot open php://temp');
+            \fwrite($this->bodyStream, $this->body);
+        }
+        \rewind($this->bodyStream);
+
+        return $this->bodyStream;
+    }
+
+    public function getBodySize(): int
+    {
+        return \is_string($this->body) ? \strlen($this->body) : (int) (\fstat($this->body)['size'] ?? 0);
+    }
+
+    /** Whether the body was spooled to a stream instead of held in a string. */
+    public function isBodySpooled(): bool
+    {
+        return !\is_string($this->body);
+    }
+
+    /**
+     * Form fields of an application/x-www-form-urlencoded or multipart/form-data body,
+     * parsed like $_POST; [] for other media types.
+     *
+     * @return array<mixed>
+     * @throws HttpException 400/413 for a malformed or oversized form
+     */
+    public function getParsedBody(): array
+    {
+        if ($this->parsedBody === null) {
+            $contentType = $this->getHeader('content-type') ?? '';
+            $limits = $this->limits ?? new HttpLimits();
+            $mediaType = \strtolower(\trim(\explode(';', $contentType, 2)[0]));
+            if ($mediaType === 'application/x-www-form-urlencoded') {
+                $this->parsedBody = FormData::parseUrlEncoded($this->getBody(), $limits->maxFormFields);
+            } elseif ($mediaType === 'multipart/form-data') {
+                $source = \is_string($this->body) ? $this->body : $this->getBodyStream();
+                [$this->parsedBody, $this->uploadedFiles, $this->tempFiles] = FormData::parseMultipart($source, $contentType, $limits);
+            } else {
+                $this->parsedBody = [];
+            }
+        }
+
+        return $this->parsedBody;
+    }
+
+    /**
+     * Files of a multipart/form-data body, nested like the field names ("docs[]").
+     *
+     * @return array<string, UploadedFile|array<mixed>>
+     */
+    public function getUploadedFiles(): array
+    {
+        $this->getParsedBody();
+
+        return $this->uploadedFiles;
+    }
+
+    public function getAttribute(string $name, mixed $default = null): mixed
+    {
+        return \array_key_exists($name, $this->attributes) ? $this->attributes[$name] : $default;
+    }
+
+    /** @return array<string, mixed> */
+    public function getAttributes(): array
+    {
+        return $this->attributes;
+    }
+
+    public function withAttribute(string $name, mixed $value): self
+    {
+        $copy = clone $this;
+        $copy->attributes[$name] = $value;
+
+        return $copy;
+    }
+
+    public function withoutAttribute(string $name): self
+    {
+        $copy = clone $this;
+        unset($copy->attributes[$name]);
+
+        return $copy;
+    }
+
+    /** The peer's address ("ip:port" or a unix path), when the server knows it. */
+    public function getRemoteAddress(): ?string
+    {
+        return $this->remoteAddress;
+    }
+
+    public function withRemoteAddress(?string $address): self
+    {
+        $copy = clone $this;
+        $copy->remoteAddress = $address;
+
+        return $copy;
+    }
+
+    /**
+     * Whether the client wants the connection kept open: HTTP/1.1 unless "Connection:
+     * close", HTTP/1.0 only with "Connection: keep-alive" (tokens, any case).
+     */
+    public function isKeepAlive(): bool
+    {
+        $connection = $this->headers['connection'] ?? null;
+        if ($connection === null) {
+            return $this->protocolVersion === '1.1';
+        }
+        $tokens = FieldLines::tokens(\implode(',', $connection));
+        if (\in_array('close', $tokens, true)) {
+            return false;
+        }
+
+        return $this->protocolVersion === '1.1' || \in_array('keep-alive', $tokens, true);
+    }
+
+    /** @return array{string, string} path and query string */
+    private function splitTarget(): array
+    {
+        $target = $this->target;
+        $question = \strpos($target, '?');
+        $path = $question === false ? $target : \substr($target, 0, $question);
+        $this->queryString = $question === false ? '' : \substr($target, $question + 1);
+        if ($path !== '' && $path[0] !== '/' && $path !== '*') {
+            $scheme = \strpos($path, '://');
+            if ($scheme === false) {
+                $path = '';
+            } else {
+                $slash = \strpos($path, '/', $scheme + 3);
+                $path = $slash === false ? '/' : \substr($path, $slash);
+            }
+        }
+        $this->path = $path;
+
+        return [$path, $this->queryString];
+    }
+}

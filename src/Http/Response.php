@@ -1,0 +1,247 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Http;
+
+use Petrel\Http\Internal\FieldLines;
+use Petrel\Http\Internal\MimeTypes;
+
+/**
+ * An HTTP response. Immutable: with*() return modified copies. Header names are
+ * case-insensitive and keep the spelling first given; names and values are validated, so
+ * CR/LF can never split the response (\ValueError). Framing headers (Content-Length,
+ * Transfer-Encoding) are written by the encoder from the body, not taken from here.
+ */
+final class Response
+{
+    private int $status;
+
+    /** @var array<string, array{string, list<string>}> lowercase name => [name, values] */
+    private array $headers = [];
+
+    /** @var array<string, Cookie> keyed by name, path and domain */
+    private array $cookies = [];
+
+    /** @param array<string, string|int|list<string|int>> $headers */
+    public function __construct(int $status = 200, array $headers = [], private string|ResponseBody $body = '')
+    {
+        $this->status = self::checkStatus($status);
+        foreach ($headers as $name => $value) {
+            $key = self::checkName((string) $name);
+            $values = self::checkValues($value);
+            if (isset($this->headers[$key])) {
+                \array_push($this->headers[$key][1], ...$values);
+            } else {
+                $this->headers[$key] = [(string) $name, $values];
+            }
+        }
+    }
+
+    public static function text(string $text, int $status = 200): self
+    {
+        return self::typed($status, 'text/plain; charset=utf-8', $text);
+    }
+
+    public static function html(string $html, int $status = 200): self
+    {
+        return self::typed($status, 'text/html; charset=utf-8', $html);
+    }
+
+    /** @throws \JsonException when $data cannot be encoded */
+    public static function json(
+        mixed $data,
+        int $status = 200,
+        int $flags = \JSON_UNESCAPED_SLASHES | \JSON_UNESCAPED_UNICODE,
+    ): self {
+        return self::typed($status, 'application/json', \json_encode($data, $flags | \JSON_THROW_ON_ERROR));
+    }
+
+    public static function redirect(string $url, int $status = 302): self
+    {
+        return new self($status, ['Location' => $url]);
+    }
+
+    public static function empty(int $status = 204): self
+    {
+        return new self($status);
+    }
+
+    /** @throws \RuntimeException when the file is not readable */
+    public static function file(string $path, ?string $contentType = null): self
+    {
+        return new self(200, ['Content-Type' => $contentType ?? MimeTypes::fromPath($path)], new FileBody($path));
+    }
+
+    /** @param iterable<string> $chunks sent chunked (HTTP/1.1) as they are produced */
+    public static function stream(iterable $chunks, string $contentType = 'application/octet-stream'): self
+    {
+        return new self(200, ['Content-Type' => $contentType], new StreamBody($chunks));
+    }
+
+    public function getStatus(): int
+    {
+        return $this->status;
+    }
+
+    public function getReasonPhrase(): string
+    {
+        return Status::reasonPhrase($this->status);
+    }
+
+    public function withStatus(int $status): self
+    {
+        $copy = clone $this;
+        $copy->status = self::checkStatus($status);
+
+        return $copy;
+    }
+
+    /** @return array<string, list<string>> names as first given */
+    public function getHeaders(): array
+    {
+        $headers = [];
+        foreach ($this->headers as [$name, $values]) {
+            $headers[$name] = $values;
+        }
+
+        return $headers;
+    }
+
+    /**
+     * Lowercase name => [name as given, values], for the encoder.
+     *
+     * @internal
+     * @return array<string, array{string, list<string>}>
+     */
+    public function getHeaderMap(): array
+    {
+        return $this->headers;
+    }
+
+    public function hasHeader(string $name): bool
+    {
+        return isset($this->headers[\strtolower($name)]);
+    }
+
+    /** Values joined with ', ', or null when absent. */
+    public function getHeader(string $name): ?string
+    {
+        $values = $this->headers[\strtolower($name)][1] ?? null;
+
+        return $values === null ? null : \implode(', ', $values);
+    }
+
+    /** @param string|int|list<string|int> $value */
+    public function withHeader(string $name, string|int|array $value): self
+    {
+        $copy = clone $this;
+        $copy->headers[self::checkName($name)] = [$name, self::checkValues($value)];
+
+        return $copy;
+    }
+
+    /** @param string|int|list<string|int> $value */
+    public function withAddedHeader(string $name, string|int|array $value): self
+    {
+        $key = self::checkName($name);
+        $copy = clone $this;
+        if (isset($copy->headers[$key])) {
+            \array_push($copy->headers[$key][1], ...self::checkValues($value));
+        } else {
+            $copy->headers[$key] = [$name, self::checkValues($value)];
+        }
+
+        return $copy;
+    }
+
+    public function withoutHeader(string $name): self
+    {
+        $copy = clone $this;
+        unset($copy->headers[\strtolower($name)]);
+
+        return $copy;
+    }
+
+    /** Sets a cookie; replaces one with the same name, path and domain. */
+    public function withCookie(Cookie $cookie): self
+    {
+        $copy = clone $this;
+        $copy->cookies[$cookie->name . ';' . $cookie->path . ';' . $cookie->domain] = $cookie;
+
+        return $copy;
+    }
+
+    /** Tells the browser to delete a cookie (sends it expired). */
+    public function withoutCookie(string $name, ?string $path = '/', ?string $domain = null): self
+    {
+        return $this->withCookie(Cookie::expired($name, $path, $domain));
+    }
+
+    /** @return list<Cookie> */
+    public function getCookies(): array
+    {
+        return \array_values($this->cookies);
+    }
+
+    public function getBody(): string|ResponseBody
+    {
+        return $this->body;
+    }
+
+    public function withBody(string|ResponseBody $body): self
+    {
+        $copy = clone $this;
+        $copy->body = $body;
+
+        return $copy;
+    }
+
+    /** For content types known to be valid: skips the header checks. */
+    private static function typed(int $status, string $contentType, string $body): self
+    {
+        $response = new self($status, [], $body);
+        $response->headers['content-type'] = ['Content-Type', [$contentType]];
+
+        return $response;
+    }
+
+    private static function checkStatus(int $status): int
+    {
+        if ($status < 100 || $status > 599) {
+            throw new \ValueError(\sprintf('Invalid HTTP status %d', $status));
+        }
+
+        return $status;
+    }
+
+    private static function checkName(string $name): string
+    {
+        if (!FieldLines::isToken($name)) {
+            throw new \ValueError(\sprintf('Invalid header name "%s"', \addcslashes($name, "\0..\37")));
+        }
+
+        return \strtolower($name);
+    }
+
+    /**
+     * @param string|int|array<string|int> $value
+     * @return list<string>
+     */
+    private static function checkValues(string|int|array $value): array
+    {
+        $values = [];
+        foreach (\is_array($value) ? $value : [$value] as $item) {
+            $item = \trim((string) $item, " \t");
+            if (!FieldLines::isLineSafe($item)) {
+                throw new \ValueError('Header value must not contain CR, LF or other control characters');
+            }
+            $values[] = $item;
+        }
+        if ($values === []) {
+            throw new \ValueError('A header needs at least one value');
+        }
+
+        return $values;
+    }
+}

@@ -1,0 +1,240 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Tests\Unit\Http;
+
+use Petrel\Http\HttpException;
+use Petrel\Http\HttpLimits;
+use Petrel\Http\Internal\ContentDisposition;
+use Petrel\Http\Internal\FormData;
+use Petrel\Http\Internal\MultipartParser;
+use Petrel\Http\Internal\TempFiles;
+use Petrel\Http\Request;
+use Petrel\Http\UploadedFile;
+use PHPUnit\Framework\Attributes\CoversClass;
+use PHPUnit\Framework\Attributes\DataProvider;
+use PHPUnit\Framework\TestCase;
+
+#[CoversClass(MultipartParser::class)]
+#[CoversClass(ContentDisposition::class)]
+#[CoversClass(FormData::class)]
+#[CoversClass(TempFiles::class)]
+#[CoversClass(UploadedFile::class)]
+final class MultipartTest extends TestCase
+{
+    private const BOUNDARY = '----petrel Boundary 7MA4YWxk';
+
+    /** @var list<string> */
+    private array $cleanup = [];
+
+    protected function tearDown(): void
+    {
+        foreach ($this->cleanup as $path) {
+            if (\is_file($path)) {
+                \unlink($path);
+            }
+        }
+    }
+
+    /** @param list<array{string, string, 2?: string|null, 3?: string|null}> $parts name, content, filename, type */
+    private static function body(array $parts, string $boundary = self::BOUNDARY): string
+    {
+        $body = "preamble to ignore\r\n";
+        foreach ($parts as $part) {
+            $body .= "--$boundary\r\nContent-Disposition: form-data; name=\"{$part[0]}\"";
+            if (isset($part[2])) {
+                $body .= "; filename=\"{$part[2]}\"";
+            }
+            $body .= "\r\n";
+            if (isset($part[3])) {
+                $body .= "Content-Type: {$part[3]}\r\n";
+            }
+            $body .= "\r\n{$part[1]}\r\n";
+        }
+
+        return $body . "--$boundary--\r\nepilogue to ignore";
+    }
+
+    private static function request(string $body, ?HttpLimits $limits = null, string $boundary = self::BOUNDARY): Request
+    {
+        $head = "POST /upload HTTP/1.1\r\nHost: a\r\nContent-Type: multipart/form-data; boundary=\"$boundary\"\r\n"
+            . 'Content-Length: ' . \strlen($body) . "\r\n\r\n";
+        $requests = ParserHarness::feedPieces(\str_split($head . $body, 8192), $limits);
+        self::assertCount(1, $requests);
+
+        return $requests[0];
+    }
+
+    public function testFieldsAndTwoFiles(): void
+    {
+        $request = self::request(self::body([
+            ['title', 'Hello, multipart'],
+            ['tags[]', 'a'],
+            ['tags[]', "line1\r\nline2"],
+            ['avatar', "\x89PNG binary \r\n-- not a boundary", 'me.png', 'image/png'],
+            ['docs[]', 'plain text', 'notes.txt', 'text/plain'],
+            ['empty', '', ''],
+        ]));
+        self::assertSame(['title' => 'Hello, multipart', 'tags' => ['a', "line1\r\nline2"]], $request->getParsedBody());
+        $files = $request->getUploadedFiles();
+        self::assertInstanceOf(UploadedFile::class, $files['avatar']);
+        self::assertSame('me.png', $files['avatar']->getClientFilename());
+        self::assertSame('image/png', $files['avatar']->getClientMediaType());
+        self::assertSame("\x89PNG binary \r\n-- not a boundary", $files['avatar']->getContents());
+        self::assertSame(\strlen("\x89PNG binary \r\n-- not a boundary"), $files['avatar']->getSize());
+        self::assertSame(\UPLOAD_ERR_OK, $files['avatar']->getError());
+        self::assertIsArray($files['docs']);
+        self::assertInstanceOf(UploadedFile::class, $files['docs'][0]);
+        self::assertSame('plain text', \stream_get_contents($files['docs'][0]->getStream()));
+        self::assertInstanceOf(UploadedFile::class, $files['empty']);
+        self::assertSame(\UPLOAD_ERR_NO_FILE, $files['empty']->getError(), 'an empty file input');
+        self::assertNull($files['empty']->getTempPath());
+    }
+
+    public function testUnquotedBoundaryAndFilenameVariants(): void
+    {
+        $body = "--b0undary\r\n"
+            . "Content-Disposition: form-data; name=a; filename=\"C:\\\\Users\\\\eve\\\\evil.txt\"\r\n\r\nx\r\n"
+            . "--b0undary\r\n"
+            . "Content-Disposition: form-data; name=\"b\"; filename=\"../../etc/passwd\"; filename*=UTF-8''%E2%82%AC%20rates.txt\r\n\r\ny\r\n"
+            . "--b0undary\r\nContent-Disposition: form-data; name=\"c\"; filename=\"../..\"\r\n\r\nz\r\n"
+            . "--b0undary--";
+        $request = Request::create('POST', '/', ['Content-Type' => 'multipart/form-data; charset=utf-8; boundary=b0undary'], $body);
+        $files = $request->getUploadedFiles();
+        self::assertInstanceOf(UploadedFile::class, $files['a']);
+        self::assertInstanceOf(UploadedFile::class, $files['b']);
+        self::assertInstanceOf(UploadedFile::class, $files['c']);
+        self::assertSame('evil.txt', $files['a']->getClientFilename());
+        self::assertSame('€ rates.txt', $files['b']->getClientFilename());
+        self::assertSame('', $files['c']->getClientFilename());
+        self::assertNull($files['a']->getClientMediaType());
+    }
+
+    public function testLargeUploadIsStreamedToATempFileAndDeletedWithTheRequest(): void
+    {
+        $content = '';
+        for ($i = 0; \strlen($content) < 3 * 1024 * 1024; ++$i) {
+            $content .= \hash('sha256', (string) $i, true) . \str_repeat(\chr($i % 256), 32);
+        }
+        $checksum = \sha1($content);
+        $size = \strlen($content);
+        $request = self::request(self::body([['note', 'big one'], ['blob', $content, 'big.bin', 'application/octet-stream']]));
+        unset($content);
+        self::assertTrue($request->isBodySpooled(), 'a 3 MB body is spooled, not held in a string');
+
+        $before = \memory_get_usage();
+        \memory_reset_peak_usage();
+        $files = $request->getUploadedFiles();
+        $peak = \memory_get_peak_usage() - $before;
+        self::assertLessThan(1024 * 1024, $peak, 'parsing the upload must not load it into memory');
+
+        $file = $files['blob'];
+        self::assertInstanceOf(UploadedFile::class, $file);
+        $path = (string) $file->getTempPath();
+        $this->cleanup[] = $path;
+        self::assertStringStartsWith(\sys_get_temp_dir() . \DIRECTORY_SEPARATOR . 'petrel-upload-', $path);
+        self::assertSame($size, $file->getSize());
+        self::assertSame($size, \filesize($path));
+        self::assertSame($checksum, \sha1_file($path));
+        self::assertSame(['note' => 'big one'], $request->getParsedBody());
+
+        unset($request, $files);
+        self::assertFileExists($path, 'still referenced by the UploadedFile');
+        unset($file);
+        self::assertFileDoesNotExist($path, 'deleted once the request and its files are released');
+    }
+
+    public function testMovedFilesAreNotDeleted(): void
+    {
+        $request = Request::create(
+            'POST',
+            '/',
+            ['Content-Type' => 'multipart/form-data; boundary=x'],
+            "--x\r\nContent-Disposition: form-data; name=\"f\"; filename=\"f.txt\"\r\n\r\nkeep me\r\n--x--\r\n",
+        );
+        $file = $request->getUploadedFiles()['f'];
+        self::assertInstanceOf(UploadedFile::class, $file);
+        $target = \sys_get_temp_dir() . '/petrel-test-moved-' . \bin2hex(\random_bytes(4));
+        $this->cleanup[] = $target;
+        $file->moveTo($target);
+        self::assertTrue($file->isMoved());
+        self::assertNull($file->getTempPath());
+        unset($request, $file);
+        self::assertSame('keep me', \file_get_contents($target));
+    }
+
+    public function testTempFilesOfAFailedParseAreDeleted(): void
+    {
+        $pattern = \sys_get_temp_dir() . '/petrel-upload-*';
+        $before = \glob($pattern) ?: [];
+        $request = Request::create(
+            'POST',
+            '/',
+            ['Content-Type' => 'multipart/form-data; boundary=x'],
+            "--x\r\nContent-Disposition: form-data; name=\"f\"; filename=\"f.txt\"\r\n\r\ncut off in the middle",
+        );
+        try {
+            $request->getUploadedFiles();
+            self::fail('expected an HttpException');
+        } catch (HttpException $e) {
+            self::assertSame(400, $e->getStatus());
+        }
+        unset($e);
+        self::assertSame($before, \glob($pattern) ?: []);
+    }
+
+    /** @return iterable<string, array{string, string, int, 3?: HttpLimits}> */
+    public static function malformed(): iterable
+    {
+        $part = "Content-Disposition: form-data; name=\"a\"\r\n\r\nvalue\r\n";
+        yield 'no boundary parameter' => ['multipart/form-data', "--x\r\n$part--x--", 400];
+        yield 'boundary never appears' => ['multipart/form-data; boundary=x', 'no delimiters at all', 400];
+        yield 'no close delimiter' => ['multipart/form-data; boundary=x', "--x\r\n$part", 400];
+        yield 'junk after delimiter' => ['multipart/form-data; boundary=x', "--xjunk\r\n$part--x--", 400];
+        yield 'part head never ends' => ['multipart/form-data; boundary=x', "--x\r\nContent-Disposition: form-data; name=a\r\n", 400];
+        yield 'part without disposition' => ['multipart/form-data; boundary=x', "--x\r\nContent-Type: text/plain\r\n\r\nv\r\n--x--", 400];
+        yield 'part without name' => ['multipart/form-data; boundary=x', "--x\r\nContent-Disposition: form-data\r\n\r\nv\r\n--x--", 400];
+        yield 'attachment disposition' => ['multipart/form-data; boundary=x', "--x\r\nContent-Disposition: attachment; name=a\r\n\r\nv\r\n--x--", 400];
+        yield 'obs-fold in part head' => ['multipart/form-data; boundary=x', "--x\r\nContent-Disposition: form-data;\r\n name=a\r\n\r\nv\r\n--x--", 400];
+        yield 'too many fields' => [
+            'multipart/form-data; boundary=x', "--x\r\n$part--x\r\n$part--x\r\n$part--x--", 400,
+            (new HttpLimits())->withMaxFormFields(2),
+        ];
+        yield 'too many files' => [
+            'multipart/form-data; boundary=x',
+            "--x\r\nContent-Disposition: form-data; name=f; filename=a\r\n\r\n1\r\n--x\r\nContent-Disposition: form-data; name=g; filename=b\r\n\r\n2\r\n--x--",
+            400,
+            (new HttpLimits())->withMaxUploadFiles(1),
+        ];
+        yield 'field too large' => ['multipart/form-data; boundary=x', "--x\r\n$part--x--", 413, (new HttpLimits())->withMaxFormFieldBytes(4)];
+    }
+
+    #[DataProvider('malformed')]
+    public function testMalformedMultipartIsRejected(string $contentType, string $body, int $status, ?HttpLimits $limits = null): void
+    {
+        $head = "POST / HTTP/1.1\r\nHost: a\r\nContent-Type: $contentType\r\nContent-Length: " . \strlen($body) . "\r\n\r\n";
+        [$request] = ParserHarness::whole($head . $body, $limits);
+        try {
+            $request->getParsedBody();
+            self::fail('expected an HttpException');
+        } catch (HttpException $e) {
+            self::assertSame($status, $e->getStatus(), $e->getMessage());
+        }
+    }
+
+    public function testPartsSplitAcrossReadBoundaries(): void
+    {
+        // Bodies spooled to a stream are read in 64 KiB pieces: put delimiters across them.
+        $limits = (new HttpLimits())->withBodyMemoryBytes(0);
+        foreach ([MultipartParser::READ_BYTES - 120, MultipartParser::READ_BYTES - 20, MultipartParser::READ_BYTES - 3] as $pad) {
+            $body = self::body([['first', \str_repeat('p', $pad)], ['second', 'two'], ['f', \str_repeat('q', 70000), 'q.txt']]);
+            $request = self::request($body, $limits);
+            self::assertTrue($request->isBodySpooled());
+            self::assertSame(['first' => \str_repeat('p', $pad), 'second' => 'two'], $request->getParsedBody());
+            $file = $request->getUploadedFiles()['f'];
+            self::assertInstanceOf(UploadedFile::class, $file);
+            self::assertSame(70000, $file->getSize());
+        }
+    }
+}

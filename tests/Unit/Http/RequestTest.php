@@ -1,0 +1,129 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Tests\Unit\Http;
+
+use Petrel\Http\HttpException;
+use Petrel\Http\HttpLimits;
+use Petrel\Http\Request;
+use PHPUnit\Framework\Attributes\CoversClass;
+use PHPUnit\Framework\TestCase;
+
+#[CoversClass(Request::class)]
+final class RequestTest extends TestCase
+{
+    public function testCreateNormalisesHeadersAndTarget(): void
+    {
+        $request = Request::create('POST', 'https://example.com:8443/a/b?x=1#frag', ['X-Multi' => ['1', '2']], 'body');
+        self::assertSame('/a/b?x=1', $request->getTarget());
+        self::assertSame('/a/b', $request->getPath());
+        self::assertSame('x=1', $request->getQueryString());
+        self::assertSame('example.com:8443', $request->getHeader('host'));
+        self::assertSame('4', $request->getHeader('Content-Length'));
+        self::assertSame('1, 2', $request->getHeader('x-multi'));
+        self::assertSame(['1', '2'], $request->getHeaderValues('X-MULTI'));
+        self::assertTrue($request->hasHeader('X-Multi'));
+        self::assertFalse($request->hasHeader('X-None'));
+        self::assertNull($request->getHeader('X-None'));
+        self::assertSame([], $request->getHeaderValues('X-None'));
+        self::assertSame('body', $request->getBody());
+
+        $plain = Request::create('GET', '?q=1');
+        self::assertSame('/?q=1', $plain->getTarget());
+        self::assertSame('localhost', $plain->getHeader('Host'));
+        self::assertSame('/', Request::create('GET', 'http://example.com')->getPath());
+    }
+
+    public function testQuery(): void
+    {
+        $request = Request::create('GET', '/s?q=petrel+php&tags[]=a&tags[]=b&user[name]=x&empty=');
+        self::assertSame(
+            ['q' => 'petrel php', 'tags' => ['a', 'b'], 'user' => ['name' => 'x'], 'empty' => ''],
+            $request->getQuery(),
+        );
+        self::assertSame('petrel php', $request->getQueryParam('q'));
+        self::assertSame('fallback', $request->getQueryParam('missing', 'fallback'));
+        self::assertSame([], Request::create('GET', '/')->getQuery());
+    }
+
+    public function testTooManyQueryParametersIsA400(): void
+    {
+        $limits = (new HttpLimits())->withMaxFormFields(3);
+        $request = new Request('GET', '/?a=1&b=2&c=3&d=4', '1.1', ['host' => ['a']], '', [], null, $limits);
+        $this->expectExceptionObject(new HttpException(400, 'Too many form fields'));
+        $request->getQuery();
+    }
+
+    public function testCookies(): void
+    {
+        $request = Request::create('GET', '/', ['Cookie' => ['a=1; b="quoted"; enc=x%20y%3Bz', 'a=2; flag; =nameless; c=']]);
+        self::assertSame(['a' => '1', 'b' => 'quoted', 'enc' => 'x y;z', 'c' => ''], $request->getCookies());
+        self::assertSame('x y;z', $request->getCookie('enc'));
+        self::assertNull($request->getCookie('missing'));
+        self::assertSame('d', $request->getCookie('missing', 'd'));
+        self::assertSame([], Request::create('GET', '/')->getCookies());
+    }
+
+    public function testUrlEncodedBody(): void
+    {
+        $request = Request::create(
+            'POST',
+            '/',
+            ['Content-Type' => 'application/x-www-form-urlencoded; charset=UTF-8'],
+            'name=Ada+Lovelace&langs%5B%5D=en&langs%5B%5D=fr',
+        );
+        self::assertSame(['name' => 'Ada Lovelace', 'langs' => ['en', 'fr']], $request->getParsedBody());
+        self::assertSame([], $request->getUploadedFiles());
+        self::assertSame([], Request::create('POST', '/', ['Content-Type' => 'application/json'], '{"a":1}')->getParsedBody());
+        self::assertSame([], Request::create('POST', '/', [], 'a=1')->getParsedBody());
+    }
+
+    public function testBodyAsStream(): void
+    {
+        $request = Request::create('POST', '/', [], 'abc');
+        $stream = $request->getBodyStream();
+        self::assertSame('abc', \stream_get_contents($stream));
+        self::assertSame('abc', \stream_get_contents($request->getBodyStream()), 'rewound each time');
+        self::assertSame(3, $request->getBodySize());
+        self::assertFalse($request->isBodySpooled());
+
+        $spool = \fopen('php://temp', 'w+b');
+        self::assertIsResource($spool);
+        \fwrite($spool, 'spooled');
+        $spooled = new Request('PUT', '/', '1.1', ['host' => ['a']], $spool);
+        self::assertTrue($spooled->isBodySpooled());
+        self::assertSame('spooled', $spooled->getBody());
+        self::assertSame('spooled', \stream_get_contents($spooled->getBodyStream()), 'readable again');
+        self::assertSame(7, $spooled->getBodySize());
+        self::assertSame(0, \ftell($spooled->getBodyStream()));
+    }
+
+    public function testBodyMustBeAStringOrAStream(): void
+    {
+        $this->expectException(\TypeError::class);
+        new Request('GET', '/', '1.1', [], 42); // @phpstan-ignore argument.type
+    }
+
+    public function testAttributesAndRemoteAddressAreCopiedOnWrite(): void
+    {
+        $request = Request::create('GET', '/');
+        $with = $request->withAttribute('user', 7)->withAttribute('null', null)->withRemoteAddress('127.0.0.1:1234');
+        self::assertNull($request->getAttribute('user'));
+        self::assertNull($request->getRemoteAddress());
+        self::assertSame(7, $with->getAttribute('user'));
+        self::assertNull($with->getAttribute('null', 'default'), 'a stored null is not replaced by the default');
+        self::assertSame('default', $with->getAttribute('missing', 'default'));
+        self::assertSame(['user' => 7, 'null' => null], $with->getAttributes());
+        self::assertSame('127.0.0.1:1234', $with->getRemoteAddress());
+        self::assertSame(['null' => null], $with->withoutAttribute('user')->getAttributes());
+    }
+
+    public function testKeepAliveForCreatedRequests(): void
+    {
+        self::assertTrue(Request::create('GET', '/')->isKeepAlive());
+        self::assertFalse(Request::create('GET', '/', ['Connection' => 'close'])->isKeepAlive());
+        self::assertFalse(Request::create('GET', '/', [], '', '1.0')->isKeepAlive());
+        self::assertTrue(Request::create('GET', '/', ['Connection' => 'keep-alive'], '', '1.0')->isKeepAlive());
+    }
+}
