@@ -1,0 +1,48 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Http\Internal;
+
+use Petrel\Http\FileBody;
+use Petrel\Http\Request;
+use Petrel\Http\Response;
+
+/**
+ * One line per request in the combined log format nginx and Apache use, appended to a
+ * file or stream. Writes are small appends to a local file (not worth a coroutine switch).
+ *
+ * @internal
+ */
+final class AccessLog
+{
+    /** @var resource */
+    private $stream;
+
+    public function __construct(string $target)
+    {
+        $stream = @\fopen($target, 'ab');
+        if ($stream === false) {
+            throw new \RuntimeException("Cannot open the access log \"{$target}\" for appending");
+        }
+        $this->stream = $stream;
+    }
+
+    public function log(Request $request, Response $response): void
+    {
+        $body = $response->getBody();
+        $bytes = \is_string($body) ? \strlen($body) : ($body instanceof FileBody ? $body->getLength() : '-');
+        \fwrite($this->stream, \sprintf(
+            "%s - - [%s] \"%s %s HTTP/%s\" %d %s \"%s\" \"%s\"\n",
+            $request->getRemoteAddress() ?? '-',
+            \date('d/M/Y:H:i:s O'),
+            $request->getMethod(),
+            \addcslashes($request->getTarget(), "\"\\\x00..\x1f\x7f"),
+            $request->getProtocolVersion(),
+            $response->getStatus(),
+            $bytes,
+            \addcslashes($request->getHeader('Referer') ?? '-', "\"\\\x00..\x1f\x7f"),
+            \addcslashes($request->getHeader('User-Agent') ?? '-', "\"\\\x00..\x1f\x7f"),
+        ));
+    }
+}

@@ -1,0 +1,127 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Http\Psr;
+
+use Nyholm\Psr7\Factory\Psr17Factory;
+use Petrel\Http\Request;
+use Petrel\Http\Response;
+use Petrel\Http\UploadedFile;
+use Psr\Http\Message\ResponseInterface;
+use Psr\Http\Message\ServerRequestInterface;
+use Psr\Http\Message\UploadedFileInterface;
+
+/** Converts between Petrel's request/response and PSR-7 (nyholm/psr7), in both directions. */
+final class PsrConverter
+{
+    private readonly Psr17Factory $factory;
+
+    public function __construct()
+    {
+        $this->factory = new Psr17Factory();
+    }
+
+    public function toPsrRequest(Request $request): ServerRequestInterface
+    {
+        $host = $request->getHeader('host') ?? 'localhost';
+        $remote = $request->getRemoteAddress();
+        $server = ['REQUEST_METHOD' => $request->getMethod(), 'REQUEST_URI' => $request->getTarget(), 'SERVER_PROTOCOL' => 'HTTP/' . $request->getProtocolVersion()];
+        if ($remote !== null) {
+            $server['REMOTE_ADDR'] = \preg_replace('/:\d+$/', '', $remote);
+        }
+        $target = $request->getTarget();
+        $uri = \str_starts_with($target, '/') ? "http://{$host}{$target}" : $target;
+        $psr = $this->factory->createServerRequest($request->getMethod(), $uri, $server)
+            ->withProtocolVersion($request->getProtocolVersion())
+            ->withQueryParams($request->getQuery())
+            ->withCookieParams($request->getCookies())
+            ->withBody($this->factory->createStreamFromResource($request->getBodyStream()));
+        foreach ($request->getHeaders() as $name => $values) {
+            $psr = $psr->withHeader($name, $values);
+        }
+        $parsed = $request->getParsedBody();
+        if ($parsed !== []) {
+            $psr = $psr->withParsedBody($parsed);
+        }
+        $files = $request->getUploadedFiles();
+        if ($files !== []) {
+            $psr = $psr->withUploadedFiles($this->convertFiles($files));
+        }
+        foreach ($request->getAttributes() as $name => $value) {
+            $psr = $psr->withAttribute($name, $value);
+        }
+
+        return $psr;
+    }
+
+    public function fromPsrResponse(ResponseInterface $response): Response
+    {
+        $body = $response->getBody();
+        if ($body->isSeekable()) {
+            $body->rewind();
+        }
+        $result = new Response($response->getStatusCode(), [], (string) $body->getContents());
+        foreach ($response->getHeaders() as $name => $values) {
+            $result = $result->withHeader((string) $name, \array_values($values));
+        }
+
+        return $result;
+    }
+
+    public function fromPsrRequest(ServerRequestInterface $request): Request
+    {
+        $headers = [];
+        foreach ($request->getHeaders() as $name => $values) {
+            $headers[(string) $name] = \array_values($values);
+        }
+        $uri = $request->getUri();
+        $target = $request->getRequestTarget();
+        $converted = Request::create($request->getMethod(), $target !== '' ? $target : (string) $uri, $headers, (string) $request->getBody());
+        foreach ($request->getAttributes() as $name => $value) {
+            $converted = $converted->withAttribute((string) $name, $value);
+        }
+
+        return $converted;
+    }
+
+    public function toPsrResponse(Response $response): ResponseInterface
+    {
+        $body = $response->getBody();
+        $psr = $this->factory->createResponse($response->getStatus())
+            ->withBody($this->factory->createStream(\is_string($body) ? $body : ''));
+        foreach ($response->getHeaders() as $name => $values) {
+            $psr = $psr->withHeader($name, $values);
+        }
+        foreach ($response->getCookies() as $cookie) {
+            $psr = $psr->withAddedHeader('Set-Cookie', $cookie->toHeaderValue());
+        }
+
+        return $psr;
+    }
+
+    /**
+     * @param array<mixed> $files
+     * @return array<mixed>
+     */
+    private function convertFiles(array $files): array
+    {
+        $converted = [];
+        foreach ($files as $key => $file) {
+            $converted[$key] = $file instanceof UploadedFile ? $this->convertFile($file) : (\is_array($file) ? $this->convertFiles($file) : $file);
+        }
+
+        return $converted;
+    }
+
+    private function convertFile(UploadedFile $file): UploadedFileInterface
+    {
+        return $this->factory->createUploadedFile(
+            $this->factory->createStreamFromResource($file->getStream()),
+            $file->getSize(),
+            $file->getError(),
+            $file->getClientFilename(),
+            $file->getClientMediaType(),
+        );
+    }
+}

@@ -1,0 +1,203 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Http;
+
+use Petrel\Coroutine\Scheduler;
+use Petrel\Coroutine\Semaphore;
+use Petrel\Coroutine\WaitGroup;
+use Petrel\Http\Internal\AccessLog;
+use Petrel\Http\Internal\Http1Connection;
+use Petrel\Http\Internal\ResponseEncoder;
+use Petrel\Socket\SocketServer;
+use Throwable;
+
+use function Petrel\go;
+
+/**
+ * The HTTP/1.1 server of one worker process: accepts connections on a listening socket and
+ * runs each in its own coroutine (Internal\Http1Connection), which parses requests, calls
+ * the handler and writes the responses.
+ *
+ * Timeouts are enforced by one sweeper timer per server rather than a timer per read: each
+ * connection keeps a deadline, and the sweeper closes those past it (once a second).
+ */
+final class Server
+{
+    /** Seconds an idle keep-alive connection still waits for a request once stopping. */
+    public const STOP_GRACE = 1.0;
+    /** How often deadlines are checked: timeouts fire up to this much late. */
+    public const SWEEP_INTERVAL = 0.5;
+
+    /** @var array<int, Http1Connection> */
+    private array $connections = [];
+    private int $lastConnectionId = 0;
+    private int $requests = 0;
+    private bool $stopping = false;
+    private ?SocketServer $listener = null;
+    private readonly Semaphore $slots;
+    private readonly ?Semaphore $syncLock;
+    private readonly WaitGroup $active;
+    /** @internal */
+    public readonly ResponseEncoder $encoder;
+    /** @internal */
+    public readonly ?AccessLog $accessLog;
+    /** @var \Closure(Throwable, Request): void */
+    private \Closure $errorLogger;
+    /** @var list<\Closure(int): void> */
+    private array $requestListeners = [];
+
+    public function __construct(
+        private readonly RequestHandler $handler,
+        public readonly ServerConfig $config = new ServerConfig(),
+    ) {
+        $this->slots = new Semaphore($config->maxConnections);
+        $this->syncLock = $config->mode === ServerConfig::MODE_SYNC ? new Semaphore(1) : null;
+        $this->active = new WaitGroup();
+        $this->encoder = new ResponseEncoder();
+        $this->accessLog = $config->accessLog !== null ? new AccessLog($config->accessLog) : null;
+        $this->errorLogger = static function (Throwable $error, Request $request): void {
+            \fwrite(\STDERR, \sprintf(
+                "[%s] petrel: %s %s failed: %s\n",
+                \date('Y-m-d H:i:s'),
+                $request->getMethod(),
+                $request->getTarget(),
+                $error,
+            ));
+        };
+    }
+
+    /** Where handler exceptions are logged (with the request line); STDERR by default. */
+    public function setErrorLogger(\Closure $logger): void
+    {
+        $this->errorLogger = $logger;
+    }
+
+    /** Called after each request with the worker's running total (used for max-requests). */
+    public function onRequest(\Closure $listener): void
+    {
+        $this->requestListeners[] = $listener;
+    }
+
+    /**
+     * Accepts and serves connections until stop() is called, then waits for the requests in
+     * flight to finish (at most $drainTimeout seconds) and returns.
+     */
+    public function serve(SocketServer $listener, float $drainTimeout = 30.0): void
+    {
+        $this->listener = $listener;
+        $driver = Scheduler::get()->driver;
+        $sweeper = $driver->repeat(self::SWEEP_INTERVAL, $this->sweep(...));
+        $driver->unreference($sweeper);
+        try {
+            while (!$this->stopping) {
+                $this->slots->acquire();
+                $socket = $listener->accept();
+                if ($socket === null) {
+                    $this->slots->release();
+                    break;
+                }
+                $connection = new Http1Connection(++$this->lastConnectionId, $socket, $this);
+                $this->connections[$connection->id] = $connection;
+                $this->active->add();
+                $connection->coroutine = go($this->runConnection(...), $connection);
+            }
+            $this->drain($drainTimeout);
+        } finally {
+            $driver->cancel($sweeper);
+        }
+    }
+
+    /**
+     * Graceful stop: no new connections, idle keep-alive connections are closed, busy ones
+     * close after their current response. Safe to call from a signal callback.
+     */
+    public function stop(): void
+    {
+        if ($this->stopping) {
+            return;
+        }
+        $this->stopping = true;
+        $this->listener?->close();
+        foreach ($this->connections as $connection) {
+            $connection->closeWhenIdleFor(self::STOP_GRACE);
+        }
+    }
+
+    public function isStopping(): bool
+    {
+        return $this->stopping;
+    }
+
+    /** @return array{requests: int, connections: int} */
+    public function stats(): array
+    {
+        return ['requests' => $this->requests, 'connections' => \count($this->connections)];
+    }
+
+    /** @internal called by connections: runs the handler (one at a time in sync mode) */
+    public function dispatch(Request $request): Response
+    {
+        try {
+            if ($this->syncLock === null) {
+                return $this->handler->handle($request);
+            }
+            $this->syncLock->acquire();
+            try {
+                return $this->handler->handle($request);
+            } finally {
+                $this->syncLock->release();
+            }
+        } catch (Throwable $error) {
+            ($this->errorLogger)($error, $request);
+
+            return $this->config->debug
+                ? Response::text("500 Internal Server Error\n\n{$error}\n", 500)
+                : Response::text("500 Internal Server Error\n", 500);
+        } finally {
+            $total = ++$this->requests;
+            foreach ($this->requestListeners as $listener) {
+                $listener($total);
+            }
+        }
+    }
+
+    private function runConnection(Http1Connection $connection): void
+    {
+        try {
+            $connection->run();
+        } finally {
+            unset($this->connections[$connection->id]);
+            $this->slots->release();
+            $this->active->done();
+        }
+    }
+
+    private function drain(float $timeout): void
+    {
+        $this->stop();
+        try {
+            $this->active->wait($timeout);
+        } catch (\Petrel\Coroutine\TimeoutException) {
+            foreach ($this->connections as $connection) {
+                $connection->abort();
+            }
+            try {
+                $this->active->wait(1.0);
+            } catch (\Petrel\Coroutine\TimeoutException) {
+                // A handler that ignores cancellation; the worker exits regardless.
+            }
+        }
+    }
+
+    private function sweep(): void
+    {
+        $now = \hrtime(true) * 1e-9;
+        foreach ($this->connections as $connection) {
+            if ($connection->deadline < $now) {
+                $connection->close();
+            }
+        }
+    }
+}

@@ -1,0 +1,57 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Http;
+
+/**
+ * HTTP server settings as plain fields with safe defaults, nginx-like where nginx has an
+ * equivalent (client_header_timeout 60 s, keepalive_timeout 75 s, keepalive_requests 1000,
+ * send_timeout 60 s). Change them through with(); the object is immutable.
+ */
+final class ServerConfig
+{
+    public const MODE_COROUTINE = 'coroutine';
+    public const MODE_SYNC = 'sync';
+
+    public function __construct(
+        /** "coroutine": requests of a worker run concurrently; "sync": one at a time. */
+        public readonly string $mode = self::MODE_COROUTINE,
+        public readonly HttpLimits $limits = new HttpLimits(),
+        /** Seconds for a whole request head to arrive (slowloris defence). */
+        public readonly float $headerTimeout = 60.0,
+        /** Seconds for a request body to arrive once its head is in. */
+        public readonly float $bodyTimeout = 60.0,
+        /** Seconds a keep-alive connection may sit idle between requests. */
+        public readonly float $idleTimeout = 75.0,
+        /** Seconds a response write may stay blocked on a client that does not read. */
+        public readonly float $writeTimeout = 60.0,
+        public readonly int $maxRequestsPerConnection = 1000,
+        /** Open connections per worker; stream_select() caps a process near 1,020 descriptors. */
+        public readonly int $maxConnections = 1000,
+        /** Show exception details in 500 responses. Never in production. */
+        public readonly bool $debug = false,
+        /** Compress text responses of at least 1 KiB when the client accepts gzip. */
+        public readonly bool $gzip = false,
+        /** Where to append one line per request ("php://stderr", a file path), or null. */
+        public readonly ?string $accessLog = null,
+    ) {
+        if ($mode !== self::MODE_COROUTINE && $mode !== self::MODE_SYNC) {
+            throw new \InvalidArgumentException("Unknown mode \"{$mode}\": use \"coroutine\" or \"sync\"");
+        }
+        foreach (['headerTimeout' => $headerTimeout, 'bodyTimeout' => $bodyTimeout, 'idleTimeout' => $idleTimeout, 'writeTimeout' => $writeTimeout] as $name => $value) {
+            if ($value <= 0) {
+                throw new \InvalidArgumentException("{$name} must be > 0, got {$value}");
+            }
+        }
+        if ($maxRequestsPerConnection < 1 || $maxConnections < 1) {
+            throw new \InvalidArgumentException('maxRequestsPerConnection and maxConnections must be >= 1');
+        }
+    }
+
+    /** @param mixed ...$changes named fields to change, e.g. with(mode: 'sync', debug: true) */
+    public function with(mixed ...$changes): self
+    {
+        return new self(...\array_merge(\get_object_vars($this), $changes));
+    }
+}
