@@ -15,6 +15,8 @@ final class SocketServer
     private ?Suspension $acceptor = null;
     private bool $closed = false;
     private readonly string $address;
+    /** The process that bound a Unix socket path removes it; forked copies leave it alone. */
+    private ?int $pathOwnerPid = null;
 
     /** @param resource $server a listening stream socket */
     public function __construct(private readonly mixed $server)
@@ -49,7 +51,12 @@ final class SocketServer
             throw new SocketException("Could not listen on {$address}: {$error}" . ($errno !== 0 ? " (errno {$errno})" : ''));
         }
 
-        return new self($server);
+        $socketServer = new self($server);
+        if (\str_starts_with($uri, 'unix://')) {
+            $socketServer->pathOwnerPid = \getmypid() ?: null;
+        }
+
+        return $socketServer;
     }
 
     /** Waits for the next connection; null once the server is closed. */
@@ -80,8 +87,10 @@ final class SocketServer
             Scheduler::get()->driver->cancel($this->watcher); // the id stays: disable() on it is a no-op
         }
         $this->acceptor?->resume();
-        $unixPath = \str_starts_with($this->address, '/') ? $this->address : null;
-        @\fclose($this->server);
+        $unixPath = $this->pathOwnerPid !== null && $this->pathOwnerPid === \getmypid() ? $this->address : null;
+        if (\is_resource($this->server)) {
+            \fclose($this->server); // a forked worker may already have closed its copy
+        }
         if ($unixPath !== null) {
             @\unlink($unixPath);
         }

@@ -163,7 +163,9 @@ final class StreamSocket implements Socket
         foreach ($waiters as $waiter) {
             $waiter?->throw(new ClosedException("The connection to {$this->getRemoteAddress()} was closed while waiting on it"));
         }
-        @\fclose($this->stream);
+        if (\is_resource($this->stream)) {
+            \fclose($this->stream);
+        }
     }
 
     public function isClosed(): bool

@@ -1,0 +1,60 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Console;
+
+use Closure;
+use Petrel\Http\ClosureHandler;
+use Petrel\Http\Psr\PsrRequestHandler;
+use Petrel\Http\RequestHandler;
+use Throwable;
+
+/**
+ * Loads an APP file: a PHP file that returns the request handler — a Closure(Request):
+ * Response, a Petrel\Http\RequestHandler (a Petrel\Web\App is one), or a PSR-15
+ * RequestHandlerInterface.
+ */
+final class AppLoader
+{
+    /** @throws ConsoleException with one clear line if the file is missing, fails, or returns the wrong thing */
+    public static function load(string $path): RequestHandler
+    {
+        if (!\is_file($path)) {
+            throw new ConsoleException("APP file not found: {$path}");
+        }
+        try {
+            $app = (static fn (string $file): mixed => require $file)($path);
+        } catch (Throwable $error) {
+            throw new ConsoleException(\sprintf(
+                'APP %s failed to load: %s: %s in %s:%d',
+                $path,
+                $error::class,
+                $error->getMessage(),
+                $error->getFile(),
+                $error->getLine(),
+            ), 0, $error);
+        }
+
+        return self::toHandler($app, $path);
+    }
+
+    public static function toHandler(mixed $app, string $path = 'APP'): RequestHandler
+    {
+        if ($app instanceof RequestHandler) {
+            return $app;
+        }
+        if ($app instanceof Closure) {
+            return new ClosureHandler($app);
+        }
+        if (\interface_exists(\Psr\Http\Server\RequestHandlerInterface::class) && $app instanceof \Psr\Http\Server\RequestHandlerInterface) {
+            return new PsrRequestHandler($app);
+        }
+        throw new ConsoleException(\sprintf(
+            '%s must return a request handler (a Closure taking a Petrel\Http\Request and returning a Response, '
+            . 'a Petrel\Http\RequestHandler, a PSR-15 RequestHandlerInterface or a Petrel\Web\App); it returned %s',
+            $path,
+            \get_debug_type($app),
+        ));
+    }
+}

@@ -1,0 +1,194 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Console;
+
+use Petrel\Console\Internal\Daemon;
+use Petrel\Console\Internal\HttpWorker;
+use Petrel\Process\Master;
+use Petrel\Process\MasterConfig;
+use Petrel\Process\PidFile;
+use Petrel\Process\ProcessException;
+use Petrel\Socket\ServerOptions;
+use Petrel\Socket\SocketException;
+use Petrel\Socket\SocketServer;
+
+/**
+ * bin/petrel: turns argv into a command and runs it. Every failure the user can cause is
+ * one line on STDERR and a non-zero exit code.
+ */
+final class Application
+{
+    public const USAGE = <<<'TXT'
+        Petrel — resident coroutine application server for PHP
+
+        Usage:
+          bin/petrel start APP [options]      serve APP (a PHP file returning a request handler)
+          bin/petrel stop    [--pid-file=PATH | --listen=ADDR]   graceful stop (in-flight requests finish)
+          bin/petrel reload  [--pid-file=PATH | --listen=ADDR]   graceful reload (new workers, then old ones drain)
+          bin/petrel status  [--pid-file=PATH | --listen=ADDR]   per-worker pid, requests, connections, memory
+
+        Start options (environment variables in brackets):
+          --listen=ADDR         127.0.0.1:8080 [PETREL_LISTEN]
+          --workers=N           worker processes, default: CPU count [PETREL_WORKERS]
+          --mode=MODE           coroutine (default) or sync [PETREL_MODE]
+          --max-requests=N      recycle a worker after N requests (0 = never)
+          --pid-file=PATH       default: <tmp>/petrel-<listen address>.pid
+          --daemon              detach; logs go to --log-file (default <pid file>.log)
+          --reuse-port          each worker binds with SO_REUSEPORT instead of sharing one socket
+          --max-body=SIZE       request body limit, default 32M
+          --graceful-timeout=S  seconds in-flight requests get on stop/reload, default 30
+          --header-timeout=S    seconds for a request head to arrive (slowloris), default 60
+          --idle-timeout=S      seconds a keep-alive connection may idle, default 75
+          --access-log[=PATH]   one line per request (default stderr)
+          --gzip                compress text responses when the client accepts it
+          --debug               exception details in 500 responses
+        TXT;
+
+    /** @param array<string, string> $env */
+    public function __construct(private readonly array $env)
+    {
+    }
+
+    /** @param list<string> $argv */
+    public function run(array $argv): int
+    {
+        [$command, $arguments, $flags] = self::parseArgv($argv);
+        try {
+            return match ($command) {
+                null, 'help', '--help', '-h' => $this->help(),
+                'start' => $this->start(StartOptions::parse($arguments, $flags, $this->env)),
+                'stop' => $this->stop($this->pidFile($flags)),
+                'reload' => $this->reload($this->pidFile($flags)),
+                'status' => (new StatusCommand())->run($this->pidFile($flags)),
+                default => throw new ConsoleException("Unknown command \"{$command}\" (see bin/petrel --help)"),
+            };
+        } catch (ConsoleException | ProcessException $error) {
+            \fwrite(\STDERR, "petrel: {$error->getMessage()}\n");
+
+            return 1;
+        }
+    }
+
+    private function help(): int
+    {
+        echo self::USAGE, "\n";
+
+        return 0;
+    }
+
+    private function start(StartOptions $options): int
+    {
+        if (!\is_file($options->app)) {
+            throw new ConsoleException("APP file not found: {$options->app}");
+        }
+        $pidFile = new PidFile($options->pidFile);
+        if (($running = $pidFile->read()) !== null) {
+            throw new ConsoleException("Petrel is already running with pid {$running} (pid file {$pidFile->path})");
+        }
+        try {
+            $listener = SocketServer::listen($options->listen, new ServerOptions(backlog: 1024, reusePort: $options->reusePort));
+        } catch (SocketException $error) {
+            throw new ConsoleException("cannot listen on {$options->listen}: " . \preg_replace('/^Could not listen on [^:]+:\d+: /', '', $error->getMessage()));
+        }
+        $resource = $listener->getResource();
+        if ($options->reusePort) {
+            $listener->close(); // only a probe: each worker binds its own socket
+            $resource = null;
+        }
+        $banner = \sprintf(
+            'Petrel listening on http://%s — %d worker(s), %s mode, pid %%d, pid file %s',
+            $options->listen,
+            $options->workers,
+            $options->mode,
+            $options->pidFile,
+        );
+        $daemon = $options->daemon ? new Daemon($options->logFile ?? \preg_replace('/\.pid$/', '', $options->pidFile) . '.log') : null;
+        $daemon?->detach();
+        $master = new Master(
+            (new HttpWorker($options, $resource))(...),
+            new MasterConfig(
+                workers: $options->workers,
+                pidFile: $options->pidFile,
+                gracefulTimeout: $options->gracefulTimeout,
+                statusFile: StatusCommand::statusFileFor($options->pidFile),
+            ),
+            onStopping: $listener->close(...),
+        );
+        try {
+            return $master->run(static function () use ($banner, $daemon): void {
+                $line = \sprintf($banner, \getmypid());
+                $daemon === null ? \fwrite(\STDERR, "{$line}\n") : $daemon->started($line);
+            });
+        } catch (ProcessException $error) {
+            $daemon?->failed($error->getMessage());
+            throw new ConsoleException("could not start: {$error->getMessage()}", 0, $error);
+        }
+    }
+
+    private function stop(PidFile $pidFile): int
+    {
+        $pid = $pidFile->read() ?? throw new ConsoleException("no Petrel server is running (no live pid in {$pidFile->path})");
+        \posix_kill($pid, \SIGTERM);
+        \fwrite(\STDERR, "Stopping Petrel (pid {$pid}): in-flight requests finish first...\n");
+        $deadline = \microtime(true) + 120;
+        while (PidFile::isAlive($pid) && \microtime(true) < $deadline) {
+            \usleep(50000);
+        }
+        if (PidFile::isAlive($pid)) {
+            throw new ConsoleException("pid {$pid} is still running after 120 s");
+        }
+        \fwrite(\STDERR, "Stopped.\n");
+
+        return 0;
+    }
+
+    private function reload(PidFile $pidFile): int
+    {
+        $pid = $pidFile->read() ?? throw new ConsoleException("no Petrel server is running (no live pid in {$pidFile->path})");
+        \posix_kill($pid, \SIGUSR1);
+        \fwrite(\STDERR, "Reload requested (master pid {$pid}): new workers start, old ones finish their requests.\n");
+
+        return 0;
+    }
+
+    /** @param array<string, string|true> $flags */
+    private function pidFile(array $flags): PidFile
+    {
+        $path = $flags['pid-file'] ?? null;
+        if (\is_string($path) && $path !== '') {
+            return new PidFile($path);
+        }
+        $listen = $flags['listen'] ?? ($this->env['PETREL_LISTEN'] ?? '127.0.0.1:8080');
+
+        return PidFile::forAddress(\is_string($listen) ? $listen : '127.0.0.1:8080');
+    }
+
+    /**
+     * @param list<string> $argv
+     * @return array{?string, list<string>, array<string, string|true>}
+     */
+    private static function parseArgv(array $argv): array
+    {
+        $command = null;
+        $arguments = [];
+        $flags = [];
+        foreach (\array_slice($argv, 1) as $arg) {
+            if (\preg_match('/^--([a-z][a-z0-9-]*)(?:=(.*))?$/s', $arg, $m)) {
+                $flags[$m[1]] = \array_key_exists(2, $m) ? $m[2] : true;
+            } elseif ($arg === '-d') {
+                $flags['daemon'] = true;
+            } elseif ($command === null) {
+                $command = $arg;
+            } else {
+                $arguments[] = $arg;
+            }
+        }
+        if (isset($flags['help'])) {
+            $command = 'help';
+        }
+
+        return [$command, $arguments, $flags];
+    }
+}

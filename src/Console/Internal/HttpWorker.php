@@ -1,0 +1,83 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Console\Internal;
+
+use Petrel\Console\AppLoader;
+use Petrel\Console\ConsoleException;
+use Petrel\Console\StartOptions;
+use Petrel\Coroutine\Scheduler;
+use Petrel\Http\HttpLimits;
+use Petrel\Http\Server;
+use Petrel\Http\ServerConfig;
+use Petrel\Process\WorkerContext;
+use Petrel\Socket\ServerOptions;
+use Petrel\Socket\SocketServer;
+
+use function Petrel\run;
+
+/**
+ * The entry of an HTTP worker process: boot the APP, serve on the listening socket
+ * inherited from the master (or bound here with SO_REUSEPORT), report status, stop
+ * gracefully on SIGTERM/SIGINT, recycle itself after --max-requests.
+ *
+ * @internal
+ */
+final class HttpWorker
+{
+    /** @param resource|null $listener the master's listening socket, or null with --reuse-port */
+    public function __construct(
+        private readonly StartOptions $options,
+        private readonly mixed $listener,
+    ) {
+    }
+
+    public function __invoke(WorkerContext $context): int
+    {
+        try {
+            $handler = AppLoader::load($this->options->app);
+            $listener = $this->listener !== null
+                ? new SocketServer($this->listener)
+                : SocketServer::listen($this->options->listen, (new ServerOptions(backlog: 1024))->withReusePort());
+        } catch (ConsoleException | \Petrel\Socket\SocketException $error) {
+            $context->fail($error->getMessage());
+
+            return 78;
+        }
+        $options = $this->options;
+        $server = new Server($handler, new ServerConfig(
+            mode: $options->mode,
+            limits: (new HttpLimits())->withMaxBodyBytes($options->maxBodyBytes),
+            headerTimeout: $options->headerTimeout,
+            idleTimeout: $options->idleTimeout,
+            debug: $options->debug,
+            gzip: $options->gzip,
+            accessLog: $options->accessLog,
+        ));
+        if ($options->maxRequests > 0) {
+            $server->onRequest(static function (int $total) use ($server, $options): void {
+                if ($total >= $options->maxRequests) {
+                    $server->stop();
+                }
+            });
+        }
+        $scheduler = Scheduler::get();
+        $driver = $scheduler->driver;
+        foreach ([\SIGTERM, \SIGINT] as $signal) {
+            $driver->unreference($driver->onSignal($signal, $server->stop(...)));
+        }
+        \pcntl_signal(\SIGUSR1, \SIG_IGN);
+        $context->watchMaster($driver, $server->stop(...));
+        $report = static function () use ($context, $server, $scheduler): void {
+            $context->reportStatus($server->stats() + ['coroutines' => $scheduler->stats()['alive']]);
+        };
+        $driver->unreference($driver->repeat(1.0, $report));
+        $report();
+        $context->ready();
+
+        run(static fn () => $server->serve($listener, $options->gracefulTimeout));
+
+        return 0;
+    }
+}

@@ -1,0 +1,122 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Console;
+
+use Petrel\Http\ServerConfig;
+use Petrel\Process\PidFile;
+
+/** The `start` command's arguments, validated; flags win over PETREL_* environment variables. */
+final class StartOptions
+{
+    public function __construct(
+        public readonly string $app,
+        public readonly string $listen,
+        public readonly int $workers,
+        public readonly string $mode,
+        public readonly int $maxRequests,
+        public readonly string $pidFile,
+        public readonly bool $daemon,
+        public readonly bool $reusePort,
+        public readonly bool $debug,
+        public readonly bool $gzip,
+        public readonly ?string $accessLog,
+        public readonly ?string $logFile,
+        public readonly int $maxBodyBytes,
+        public readonly float $gracefulTimeout,
+        public readonly float $headerTimeout = 60.0,
+        public readonly float $idleTimeout = 75.0,
+    ) {
+    }
+
+    /**
+     * @param list<string> $arguments positional arguments after the command name
+     * @param array<string, string|true> $flags
+     * @param array<string, string> $env
+     */
+    public static function parse(array $arguments, array $flags, array $env): self
+    {
+        $known = ['listen', 'workers', 'mode', 'max-requests', 'pid-file', 'daemon', 'reuse-port', 'debug', 'gzip', 'access-log', 'log-file', 'max-body', 'graceful-timeout', 'header-timeout', 'idle-timeout'];
+        foreach (\array_keys($flags) as $flag) {
+            if (!\in_array($flag, $known, true)) {
+                throw new ConsoleException("Unknown option --{$flag} for start (see bin/petrel --help)");
+            }
+        }
+        if (\count($arguments) !== 1) {
+            throw new ConsoleException('Usage: bin/petrel start APP [--listen=127.0.0.1:8080] [--workers=N] [--mode=coroutine|sync] [--max-requests=N] [--pid-file=PATH] [--daemon]');
+        }
+        $value = static function (string $flag, ?string $envName, string $default) use ($flags, $env): string {
+            $given = $flags[$flag] ?? ($envName !== null ? ($env[$envName] ?? null) : null);
+            if ($given === true) {
+                throw new ConsoleException("Option --{$flag} needs a value (--{$flag}=...)");
+            }
+
+            return $given === null || $given === '' ? $default : $given;
+        };
+        $app = $arguments[0];
+        $listen = $value('listen', 'PETREL_LISTEN', '127.0.0.1:8080');
+        $workers = self::positiveInt('workers', $value('workers', 'PETREL_WORKERS', (string) self::cpuCount()));
+        $mode = $value('mode', 'PETREL_MODE', ServerConfig::MODE_COROUTINE);
+        if ($mode !== ServerConfig::MODE_COROUTINE && $mode !== ServerConfig::MODE_SYNC) {
+            throw new ConsoleException("Unknown mode \"{$mode}\": use --mode=coroutine or --mode=sync");
+        }
+
+        return new self(
+            app: $app,
+            listen: $listen,
+            workers: $workers,
+            mode: $mode,
+            maxRequests: self::positiveInt('max-requests', $value('max-requests', null, '0'), allowZero: true),
+            pidFile: $value('pid-file', null, PidFile::forAddress($listen)->path),
+            daemon: isset($flags['daemon']),
+            reusePort: isset($flags['reuse-port']),
+            debug: isset($flags['debug']),
+            gzip: isset($flags['gzip']),
+            accessLog: isset($flags['access-log']) ? $value('access-log', null, 'php://stderr') : null,
+            logFile: isset($flags['log-file']) ? $value('log-file', null, '') : null,
+            maxBodyBytes: self::bytes($value('max-body', null, '32M')),
+            gracefulTimeout: self::seconds('graceful-timeout', $value('graceful-timeout', null, '30')),
+            headerTimeout: self::seconds('header-timeout', $value('header-timeout', null, '60')),
+            idleTimeout: self::seconds('idle-timeout', $value('idle-timeout', null, '75')),
+        );
+    }
+
+    public static function cpuCount(): int
+    {
+        $count = 0;
+        $info = @\file_get_contents('/proc/cpuinfo');
+        if (\is_string($info)) {
+            $count = \preg_match_all('/^processor\s*:/m', $info);
+        }
+
+        return \max(1, (int) $count);
+    }
+
+    private static function positiveInt(string $flag, string $value, bool $allowZero = false): int
+    {
+        if (!\ctype_digit($value) || (!$allowZero && (int) $value === 0)) {
+            throw new ConsoleException("--{$flag} must be a " . ($allowZero ? 'whole number' : 'positive whole number') . ", got \"{$value}\"");
+        }
+
+        return (int) $value;
+    }
+
+    private static function seconds(string $flag, string $value): float
+    {
+        if (!\is_numeric($value) || (float) $value <= 0) {
+            throw new ConsoleException("--{$flag} must be a positive number of seconds, got \"{$value}\"");
+        }
+
+        return (float) $value;
+    }
+
+    private static function bytes(string $value): int
+    {
+        if (!\preg_match('/^(\d+)([KMG]?)$/i', $value, $m)) {
+            throw new ConsoleException("--max-body must look like 512K, 32M or 1G, got \"{$value}\"");
+        }
+
+        return (int) $m[1] * (1024 ** \stripos('_KMG', $m[2] === '' ? '_' : $m[2]));
+    }
+}

@@ -1,0 +1,62 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Console;
+
+use Petrel\Process\PidFile;
+
+/** `petrel status`: reads the status the master refreshes every second and prints a table. */
+final class StatusCommand
+{
+    public static function statusFileFor(string $pidFile): string
+    {
+        return \preg_replace('/\.pid$/', '', $pidFile) . '.status.json';
+    }
+
+    public function run(PidFile $pidFile): int
+    {
+        $pid = $pidFile->read() ?? throw new ConsoleException("no Petrel server is running (no live pid in {$pidFile->path})");
+        $file = self::statusFileFor($pidFile->path);
+        $deadline = \microtime(true) + 3;
+        while (!\is_file($file) && \microtime(true) < $deadline) {
+            \usleep(100000);
+        }
+        $status = \json_decode((string) @\file_get_contents($file), true);
+        if (!\is_array($status) || !\is_array($status['workers'] ?? null)) {
+            throw new ConsoleException("master pid {$pid} is running but wrote no status yet ({$file})");
+        }
+        $age = \microtime(true) - (float) ($status['updated'] ?? 0);
+        \printf("Petrel master pid %d, up %s, %d worker(s)%s\n", $pid, self::duration((float) ($status['uptime'] ?? 0)), \count($status['workers']), $age > 5 ? \sprintf(' (status is %.0f s old)', $age) : '');
+        \printf("%-7s %-8s %-9s %10s %6s %11s %9s %9s\n", 'WORKER', 'PID', 'STATE', 'REQUESTS', 'CONNS', 'COROUTINES', 'MEMORY', 'UPTIME');
+        foreach ($status['workers'] as $worker) {
+            if (!\is_array($worker)) {
+                continue;
+            }
+            \printf(
+                "%-7s %-8s %-9s %10s %6s %11s %9s %9s\n",
+                $worker['number'] ?? '?',
+                $worker['pid'] ?? '?',
+                $worker['state'] ?? '?',
+                $worker['requests'] ?? '-',
+                $worker['connections'] ?? '-',
+                $worker['coroutines'] ?? '-',
+                isset($worker['memory']) ? \sprintf('%.1f MB', (int) $worker['memory'] / 1048576) : '-',
+                isset($worker['uptime']) ? self::duration((float) $worker['uptime']) : '-',
+            );
+        }
+
+        return 0;
+    }
+
+    private static function duration(float $seconds): string
+    {
+        $seconds = (int) $seconds;
+
+        return match (true) {
+            $seconds < 60 => "{$seconds}s",
+            $seconds < 3600 => \intdiv($seconds, 60) . 'm ' . ($seconds % 60) . 's',
+            default => \intdiv($seconds, 3600) . 'h ' . \intdiv($seconds % 3600, 60) . 'm',
+        };
+    }
+}

@@ -1,0 +1,423 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Process;
+
+use Closure;
+use Petrel\Coroutine\Scheduler;
+use Petrel\Process\Internal\WorkerHandle;
+use Throwable;
+
+/**
+ * The master process: forks the workers, restarts those that die (with back-off when they
+ * die at boot), reloads them gracefully on SIGUSR1 and stops them gracefully on
+ * SIGTERM/SIGINT. It knows nothing of HTTP: a worker is whatever $workerEntry runs.
+ *
+ * Each worker has a pipe to the master on which it says "ready", "error" (could not boot)
+ * and its status every second; the master writes those into the status file read by
+ * `petrel status`. The master's loop is select() on those pipes plus waitpid(WNOHANG);
+ * signals (async handlers) interrupt the select.
+ */
+final class Master
+{
+    private const RESTART_DELAY_MAX = 10.0;
+
+    /** @var array<int, WorkerHandle> by pid */
+    private array $workers = [];
+    /** @var array<int, float> worker number => when to start it again */
+    private array $restarts = [];
+    /** @var array<int, int> worker number => consecutive deaths at boot */
+    private array $bootFailures = [];
+    /** @var array{old: list<int>, new: list<int>, deadline: float}|null */
+    private ?array $reload = null;
+    private bool $stopRequested = false;
+    private bool $reloadRequested = false;
+    private bool $stopping = false;
+    private float $stopDeadline = \INF;
+    private bool $killed = false;
+    private float $statusWrittenAt = 0.0;
+    private float $startedAt;
+    private Closure $log;
+
+    /**
+     * @param Closure(WorkerContext): int $workerEntry runs in each worker; returns its exit code
+     * @param Closure(): void|null $onStopping runs in the master when a stop begins (e.g. to
+     *        close its copy of the listening socket, so the kernel stops queueing connections)
+     */
+    public function __construct(
+        private readonly Closure $workerEntry,
+        private readonly MasterConfig $config,
+        ?Closure $log = null,
+        private readonly ?Closure $onStopping = null,
+    ) {
+        $this->log = $log ?? static function (string $message): void {
+            \fwrite(\STDERR, '[' . \date('Y-m-d H:i:s') . "] petrel: {$message}\n");
+        };
+        $this->startedAt = \microtime(true);
+    }
+
+    /**
+     * Starts the workers, waits until each reports ready, calls $onReady, then supervises
+     * until stopped. Returns the exit code for the master.
+     *
+     * @throws ProcessException if a worker cannot boot (its message says why)
+     */
+    public function run(?Closure $onReady = null): int
+    {
+        $pid = (int) \getmypid();
+        $pidFile = $this->config->pidFile !== null ? new PidFile($this->config->pidFile) : null;
+        $pidFile?->write($pid);
+        \pcntl_async_signals(true);
+        \pcntl_signal(\SIGTERM, fn () => $this->stopRequested = true);
+        \pcntl_signal(\SIGINT, fn () => $this->stopRequested = true);
+        \pcntl_signal(\SIGUSR1, fn () => $this->reloadRequested = true);
+        \pcntl_signal(\SIGCHLD, static fn () => null); // only to interrupt select()
+        @\cli_set_process_title("{$this->config->title}: master");
+        try {
+            for ($number = 1; $number <= $this->config->workers; $number++) {
+                $this->spawn($number);
+            }
+            $this->awaitBoot();
+            if ($onReady !== null) {
+                $onReady();
+            }
+
+            return $this->supervise();
+        } finally {
+            foreach ([\SIGTERM, \SIGINT, \SIGUSR1, \SIGCHLD] as $signal) {
+                \pcntl_signal($signal, \SIG_DFL);
+            }
+            $pidFile?->remove($pid);
+            if ($this->config->statusFile !== null) {
+                @\unlink($this->config->statusFile);
+            }
+        }
+    }
+
+    private function awaitBoot(): void
+    {
+        $deadline = \microtime(true) + $this->config->bootTimeout;
+        while (true) {
+            $failure = null;
+            foreach ($this->reap() as [$worker, $reason]) {
+                $failure ??= $worker->error ?? "worker {$worker->number} {$reason} before it was ready";
+            }
+            foreach ($this->workers as $worker) {
+                $failure ??= $worker->error;
+            }
+            if ($failure === null && $this->stopRequested) {
+                $failure = 'stopped while starting';
+            }
+            if ($failure === null && \microtime(true) > $deadline) {
+                $failure = \sprintf('workers were not ready after %s s', $this->config->bootTimeout);
+            }
+            if ($failure !== null) {
+                $this->terminateAll(\SIGKILL);
+                while ($this->workers !== []) {
+                    $this->reap();
+                    \usleep(10000);
+                }
+                throw new ProcessException($failure);
+            }
+            $ready = \array_filter($this->workers, static fn (WorkerHandle $w): bool => $w->state === WorkerHandle::READY);
+            if (\count($ready) === $this->config->workers) {
+                return;
+            }
+            $this->pumpPipes(0.1);
+        }
+    }
+
+    private function supervise(): int
+    {
+        while (true) {
+            if ($this->stopRequested && !$this->stopping) {
+                $this->beginStop();
+            }
+            if ($this->reloadRequested) {
+                $this->reloadRequested = false;
+                if (!$this->stopping) {
+                    $this->beginReload();
+                }
+            }
+            foreach ($this->reap() as [$worker, $reason]) {
+                $this->onExit($worker, $reason);
+            }
+            if ($this->stopping) {
+                if ($this->workers === []) {
+                    ($this->log)('stopped');
+
+                    return 0;
+                }
+                if (!$this->killed && \microtime(true) > $this->stopDeadline) {
+                    ($this->log)(\sprintf('%d worker(s) still busy after %s s: killing them', \count($this->workers), $this->config->gracefulTimeout));
+                    $this->terminateAll(\SIGKILL);
+                    $this->killed = true;
+                }
+            } else {
+                $this->restartDue();
+                $this->progressReload();
+            }
+            $this->pumpPipes(0.25);
+            $this->writeStatus();
+        }
+    }
+
+    private function spawn(int $number): void
+    {
+        $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
+        if ($pair === false) {
+            throw new ProcessException('Cannot create a pipe for a new worker');
+        }
+        $pid = \pcntl_fork();
+        if ($pid === -1) {
+            throw new ProcessException('fork() failed: ' . \pcntl_strerror(\pcntl_get_last_error()));
+        }
+        if ($pid === 0) {
+            \fclose($pair[0]);
+            exit($this->runWorker($number, $pair[1]));
+        }
+        \fclose($pair[1]);
+        \stream_set_blocking($pair[0], false);
+        $this->workers[$pid] = new WorkerHandle($pid, $number, $pair[0]);
+    }
+
+    /** In the child, right after fork: forget the master's state, then run the entry. */
+    private function runWorker(int $number, mixed $pipe): int
+    {
+        foreach ([\SIGTERM, \SIGINT, \SIGUSR1, \SIGUSR2, \SIGCHLD, \SIGHUP] as $signal) {
+            \pcntl_signal($signal, \SIG_DFL);
+        }
+        foreach ($this->workers as $sibling) {
+            @\fclose($sibling->pipe);
+        }
+        $this->workers = [];
+        \mt_srand(\random_int(0, \PHP_INT_MAX));
+        Scheduler::reset();
+        @\cli_set_process_title("{$this->config->title}: worker {$number}");
+        $context = new WorkerContext($number, $pipe);
+        try {
+            return ($this->workerEntry)($context);
+        } catch (Throwable $error) {
+            $context->fail($error->getMessage());
+            \fwrite(\STDERR, "petrel: worker {$number} failed: {$error}\n");
+
+            return 70;
+        }
+    }
+
+    /**
+     * Collects exited workers without blocking.
+     *
+     * @return list<array{WorkerHandle, string}> each with a description of how it ended
+     */
+    private function reap(): array
+    {
+        $exited = [];
+        while (($pid = \pcntl_waitpid(-1, $status, \WNOHANG)) > 0) {
+            $worker = $this->workers[$pid] ?? null;
+            if ($worker === null) {
+                continue;
+            }
+            unset($this->workers[$pid]);
+            $this->readPipe($worker);
+            @\fclose($worker->pipe);
+            $reason = \pcntl_wifsignaled($status)
+                ? 'was killed by signal ' . \pcntl_wtermsig($status)
+                : 'exited with code ' . \pcntl_wexitstatus($status);
+            $exited[] = [$worker, $reason];
+        }
+
+        return $exited;
+    }
+
+    private function onExit(WorkerHandle $worker, string $reason): void
+    {
+        if ($this->stopping || $worker->state === WorkerHandle::RETIRING) {
+            return;
+        }
+        if ($this->reload !== null && \in_array($worker->pid, $this->reload['new'], true)) {
+            $this->failReload($worker->error ?? "new worker {$worker->number} {$reason} before it was ready");
+
+            return;
+        }
+        $lived = \microtime(true) - $worker->startedAt;
+        if ($worker->state === WorkerHandle::READY && $lived >= 1.0) {
+            $this->bootFailures[$worker->number] = 0;
+            $delay = 0.0;
+        } else {
+            $failures = $this->bootFailures[$worker->number] = ($this->bootFailures[$worker->number] ?? 0) + 1;
+            $delay = \min(self::RESTART_DELAY_MAX, 0.1 * 2 ** ($failures - 1));
+        }
+        $normal = $reason === 'exited with code 0';
+        ($this->log)(\sprintf(
+            'worker %d (pid %d) %s%s; %s',
+            $worker->number,
+            $worker->pid,
+            $reason,
+            $worker->error !== null ? " ({$worker->error})" : '',
+            $delay > 0 ? \sprintf('restarting in %.1f s', $delay) : ($normal ? 'starting a fresh one' : 'restarting'),
+        ));
+        $this->restarts[$worker->number] = \microtime(true) + $delay;
+    }
+
+    private function restartDue(): void
+    {
+        $now = \microtime(true);
+        foreach ($this->restarts as $number => $at) {
+            if ($at <= $now) {
+                unset($this->restarts[$number]);
+                $this->spawn($number);
+            }
+        }
+    }
+
+    private function beginStop(): void
+    {
+        $this->stopping = true;
+        $this->restarts = [];
+        $this->stopDeadline = \microtime(true) + $this->config->gracefulTimeout;
+        if ($this->onStopping !== null) {
+            ($this->onStopping)();
+        }
+        ($this->log)(\sprintf('stopping %d worker(s) gracefully', \count($this->workers)));
+        $this->terminateAll(\SIGTERM);
+    }
+
+    private function beginReload(): void
+    {
+        if ($this->reload !== null) {
+            ($this->log)('reload already in progress');
+
+            return;
+        }
+        $old = \array_keys($this->workers);
+        $this->restarts = [];
+        $new = [];
+        for ($number = 1; $number <= $this->config->workers; $number++) {
+            $this->spawn($number);
+            $new[] = (int) \array_key_last($this->workers);
+        }
+        $this->reload = ['old' => $old, 'new' => $new, 'deadline' => \microtime(true) + $this->config->bootTimeout];
+        ($this->log)(\sprintf('reloading: started %d new worker(s)', \count($new)));
+    }
+
+    private function progressReload(): void
+    {
+        if ($this->reload === null) {
+            return;
+        }
+        foreach ($this->reload['new'] as $pid) {
+            $worker = $this->workers[$pid] ?? null;
+            if ($worker?->error !== null) {
+                $this->failReload($worker->error);
+
+                return;
+            }
+            if ($worker?->state !== WorkerHandle::READY) {
+                if (\microtime(true) > $this->reload['deadline']) {
+                    $this->failReload(\sprintf('new workers were not ready after %s s', $this->config->bootTimeout));
+                }
+
+                return;
+            }
+        }
+        foreach ($this->reload['old'] as $pid) {
+            $this->retire($pid);
+        }
+        $this->reload = null;
+        ($this->log)('reloaded: old workers finish their requests and exit');
+    }
+
+    private function failReload(string $reason): void
+    {
+        \assert($this->reload !== null);
+        foreach ($this->reload['new'] as $pid) {
+            $this->retire($pid);
+        }
+        $this->reload = null;
+        ($this->log)("reload failed, keeping the running workers: {$reason}");
+    }
+
+    private function retire(int $pid): void
+    {
+        $worker = $this->workers[$pid] ?? null;
+        if ($worker !== null) {
+            $worker->state = WorkerHandle::RETIRING;
+            \posix_kill($pid, \SIGTERM);
+        }
+    }
+
+    private function terminateAll(int $signal): void
+    {
+        foreach ($this->workers as $pid => $worker) {
+            \posix_kill($pid, $signal);
+        }
+    }
+
+    private function pumpPipes(float $timeout): void
+    {
+        $read = [];
+        foreach ($this->workers as $pid => $worker) {
+            $read[$pid] = $worker->pipe;
+        }
+        if ($read === []) {
+            \usleep((int) ($timeout * 1e6));
+
+            return;
+        }
+        $write = $except = null;
+        if (!@\stream_select($read, $write, $except, 0, (int) ($timeout * 1e6))) {
+            return;
+        }
+        foreach (\array_keys($read) as $pid) {
+            $this->readPipe($this->workers[$pid]);
+        }
+    }
+
+    private function readPipe(WorkerHandle $worker): void
+    {
+        while (($data = @\fread($worker->pipe, 65536)) !== false && $data !== '') {
+            $worker->buffer .= $data;
+        }
+        while (($end = \strpos($worker->buffer, "\n")) !== false) {
+            $line = \substr($worker->buffer, 0, $end);
+            $worker->buffer = \substr($worker->buffer, $end + 1);
+            $message = \json_decode($line, true);
+            if (!\is_array($message)) {
+                continue;
+            }
+            match ($message['type'] ?? null) {
+                'ready' => $worker->state === WorkerHandle::STARTING ? $worker->state = WorkerHandle::READY : null,
+                'error' => $worker->error = \is_string($message['message'] ?? null) ? $message['message'] : 'unknown error',
+                'status' => $worker->status = \is_array($message['status'] ?? null) ? $message['status'] : [],
+                default => null,
+            };
+        }
+    }
+
+    private function writeStatus(): void
+    {
+        $file = $this->config->statusFile;
+        $now = \microtime(true);
+        if ($file === null || $now - $this->statusWrittenAt < 1.0) {
+            return;
+        }
+        $this->statusWrittenAt = $now;
+        $workers = [];
+        foreach ($this->workers as $pid => $worker) {
+            $workers[] = ['number' => $worker->number, 'pid' => $pid, 'state' => $worker->state] + $worker->status;
+        }
+        \usort($workers, static fn (array $a, array $b): int => [$a['number'], $a['pid']] <=> [$b['number'], $b['pid']]);
+        $status = [
+            'master' => \getmypid(),
+            'uptime' => \round($now - $this->startedAt, 1),
+            'updated' => $now,
+            'workers' => $workers,
+        ];
+        $temporary = "{$file}.tmp";
+        if (@\file_put_contents($temporary, \json_encode($status, \JSON_PRETTY_PRINT | \JSON_THROW_ON_ERROR)) !== false) {
+            @\rename($temporary, $file);
+        }
+    }
+}

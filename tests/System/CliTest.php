@@ -1,0 +1,105 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Tests\System;
+
+use Petrel\Tests\Support\PetrelProcess;
+use PHPUnit\Framework\TestCase;
+
+/** The CLI contract: clear one-line errors and non-zero exit codes. */
+final class CliTest extends TestCase
+{
+    public function testHelp(): void
+    {
+        $output = PetrelProcess::runCli(['--help'], $code);
+        self::assertSame(0, $code);
+        self::assertStringContainsString('bin/petrel start APP', $output);
+    }
+
+    public function testMissingApp(): void
+    {
+        $output = PetrelProcess::runCli(['start', '/nonexistent/app.php', '--listen=127.0.0.1:' . PetrelProcess::freePort()], $code);
+        self::assertNotSame(0, $code);
+        self::assertSame("petrel: APP file not found: /nonexistent/app.php\n", $output);
+    }
+
+    public function testAppReturningTheWrongThing(): void
+    {
+        $output = PetrelProcess::runCli(['start', __DIR__ . '/fixtures/bad-return.php', '--workers=2', '--listen=127.0.0.1:' . PetrelProcess::freePort(), '--pid-file=' . \sys_get_temp_dir() . '/petrel-cli-test.pid'], $code);
+        self::assertNotSame(0, $code);
+        self::assertSame(1, \substr_count($output, "\n"), "one line only: {$output}");
+        self::assertStringContainsString('must return a request handler', $output);
+        self::assertStringContainsString('it returned int', $output);
+    }
+
+    public function testAppWithASyntaxError(): void
+    {
+        $output = PetrelProcess::runCli(['start', __DIR__ . '/fixtures/syntax-error.php', '--workers=1', '--listen=127.0.0.1:' . PetrelProcess::freePort(), '--pid-file=' . \sys_get_temp_dir() . '/petrel-cli-test.pid'], $code);
+        self::assertNotSame(0, $code);
+        self::assertStringContainsString('failed to load: ParseError', $output);
+        self::assertSame(1, \substr_count($output, "\n"), "one line only: {$output}");
+    }
+
+    public function testPortInUse(): void
+    {
+        $busy = \stream_socket_server('tcp://127.0.0.1:0');
+        self::assertNotFalse($busy);
+        $address = (string) \stream_socket_get_name($busy, false);
+        $output = PetrelProcess::runCli(['start', __DIR__ . '/fixtures/app.php', "--listen={$address}"], $code);
+        self::assertNotSame(0, $code);
+        self::assertSame("petrel: cannot listen on {$address}: Address already in use\n", $output);
+    }
+
+    public function testBadOptions(): void
+    {
+        $output = PetrelProcess::runCli(['start', __DIR__ . '/fixtures/app.php', '--workers=zero'], $code);
+        self::assertSame(1, $code);
+        self::assertSame("petrel: --workers must be a positive whole number, got \"zero\"\n", $output);
+        $output = PetrelProcess::runCli(['start', __DIR__ . '/fixtures/app.php', '--mode=turbo'], $code);
+        self::assertStringContainsString('Unknown mode "turbo"', $output);
+        $output = PetrelProcess::runCli(['frobnicate'], $code);
+        self::assertSame(1, $code);
+        self::assertStringContainsString('Unknown command "frobnicate"', $output);
+    }
+
+    public function testStopReloadStatusWhenNothingRuns(): void
+    {
+        foreach (['stop', 'reload', 'status'] as $command) {
+            $output = PetrelProcess::runCli([$command, '--pid-file=/tmp/petrel-nothing-here.pid'], $code);
+            self::assertSame(1, $code);
+            self::assertStringContainsString('no Petrel server is running', $output);
+        }
+    }
+
+    public function testDaemonModeDetachesAndStops(): void
+    {
+        $port = PetrelProcess::freePort();
+        $pidFile = \sys_get_temp_dir() . "/petrel-daemon-test-{$port}.pid";
+        $output = PetrelProcess::runCli(['start', __DIR__ . '/fixtures/app.php', "--listen=127.0.0.1:{$port}", '--workers=1', '--daemon', "--pid-file={$pidFile}"], $code);
+        self::assertSame(0, $code, $output);
+        self::assertStringContainsString("Petrel listening on http://127.0.0.1:{$port}", $output);
+        self::assertStringContainsString('(daemon; log', $output);
+        $body = @\file_get_contents("http://127.0.0.1:{$port}/");
+        self::assertSame('Hello, World!', $body);
+        $output = PetrelProcess::runCli(['stop', "--pid-file={$pidFile}"], $code);
+        self::assertSame(0, $code, $output);
+        self::assertFileDoesNotExist($pidFile);
+        @\unlink(\preg_replace('/\.pid$/', '.log', $pidFile));
+    }
+
+    public function testEnvironmentVariablesMirrorFlags(): void
+    {
+        $port = PetrelProcess::freePort();
+        $process = \proc_open([\PHP_BINARY, PetrelProcess::bin(), 'start', __DIR__ . '/fixtures/app.php'], [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes, null, \getenv() + [
+            'PETREL_LISTEN' => "127.0.0.1:{$port}",
+            'PETREL_WORKERS' => '1',
+            'PETREL_MODE' => 'sync',
+        ]);
+        self::assertIsResource($process);
+        $line = (string) \fgets($pipes[2]);
+        self::assertStringContainsString("http://127.0.0.1:{$port} — 1 worker(s), sync mode", $line);
+        \proc_terminate($process, \SIGTERM);
+        self::assertSame(0, \proc_close($process));
+    }
+}

@@ -1,0 +1,225 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Tests\System;
+
+use Petrel\Socket\SocketException;
+use Petrel\Tests\Support\AsyncTestCase;
+use Petrel\Tests\Support\PetrelProcess;
+use Petrel\Tests\Support\RawHttp;
+
+use function Petrel\go;
+use function Petrel\sleep;
+
+final class ProcessModelTest extends AsyncTestCase
+{
+    private const APP = __DIR__ . '/fixtures/app.php';
+
+    public function testReloadUnderContinuousLoadLosesNoRequest(): void
+    {
+        $server = (new PetrelProcess(self::APP, ['--workers=2']))->start();
+        PetrelProcess::waitFor(static fn () => \count($server->workerPids()) === 2, 5, 'two ready workers');
+        $before = $server->workerPids();
+        $stats = $this->async(static function () use ($server, $before): array {
+            $stats = ['ok' => 0, 'failed' => 0, 'errors' => []];
+            $running = true;
+            $clients = [];
+            for ($c = 0; $c < 20; $c++) {
+                $clients[] = go(static function () use ($server, &$running, &$stats): void {
+                    $socket = null;
+                    while ($running) {
+                        try {
+                            $socket ??= RawHttp::connect($server->address);
+                            $socket->write("GET /sleep?ms=5 HTTP/1.1\r\nHost: a\r\n\r\n");
+                            $response = RawHttp::readResponse($socket);
+                            if ($response?->status === 200) {
+                                $stats['ok']++;
+                            } else {
+                                $stats['failed']++;
+                                $stats['errors'][] = 'status ' . ($response->status ?? 'none');
+                            }
+                            if ($response?->header('connection') === 'close') {
+                                $socket->close();
+                                $socket = null;
+                            }
+                        } catch (SocketException $e) {
+                            $stats['failed']++;
+                            $stats['errors'][] = $e->getMessage();
+                            $socket?->close();
+                            $socket = null;
+                        }
+                    }
+                    $socket?->close();
+                });
+            }
+            sleep(0.5);
+            $server->signal(\SIGUSR1);
+            $deadline = \microtime(true) + 15;
+            while (\microtime(true) < $deadline) {
+                $now = $server->workerPids();
+                if (\count($now) === 2 && \array_intersect($now, $before) === []) {
+                    break;
+                }
+                sleep(0.1);
+            }
+            sleep(1.5); // keep the load on while the old workers drain and exit
+            $running = false;
+            foreach ($clients as $client) {
+                $client->join();
+            }
+
+            return $stats;
+        }, 30.0);
+        $after = $server->workerPids();
+        self::assertCount(2, $after);
+        self::assertSame([], \array_intersect($after, $before), 'all workers were replaced');
+        self::assertSame(0, $stats['failed'], 'failed requests during reload: ' . \implode('; ', \array_slice($stats['errors'], 0, 5)));
+        self::assertGreaterThan(200, $stats['ok']);
+        self::assertSame(0, $server->stop());
+    }
+
+    public function testAWorkerKilledWithSigkillIsReplaced(): void
+    {
+        $server = (new PetrelProcess(self::APP, ['--workers=2']))->start();
+        PetrelProcess::waitFor(static fn () => \count($server->workerPids()) === 2, 5, 'two ready workers');
+        [$victim] = $server->workerPids();
+        \posix_kill($victim, \SIGKILL);
+        PetrelProcess::waitFor(static fn () => \count($server->workerPids()) === 2 && !\in_array($victim, $server->workerPids(), true), 10, 'a replacement worker');
+        self::assertStringContainsString("was killed by signal 9", $server->log());
+        $this->async(static fn () => self::assertSame(200, RawHttp::get($server->address)->status));
+        self::assertSame(0, $server->stop());
+    }
+
+    public function testAWorkerThatExitsIsRestarted(): void
+    {
+        $server = (new PetrelProcess(self::APP, ['--workers=1']))->start();
+        $this->async(static function () use ($server): void {
+            try {
+                RawHttp::get($server->address, '/exit');
+            } catch (\RuntimeException | SocketException) {
+                // the worker died mid-request: no response, by design of this endpoint
+            }
+        });
+        PetrelProcess::waitFor(static fn () => \str_contains($server->log(), 'exited with code 3'), 5, 'the exit to be logged');
+        PetrelProcess::waitFor(static fn () => \count($server->workerPids()) === 1, 10, 'the restarted worker');
+        $this->async(static fn () => self::assertSame(200, RawHttp::get($server->address)->status));
+        self::assertSame(0, $server->stop());
+    }
+
+    public function testSigtermDrainsInFlightRequestsThenExitsZero(): void
+    {
+        $server = (new PetrelProcess(self::APP, ['--workers=1']))->start();
+        $response = $this->async(static function () use ($server): string {
+            $slow = go(static fn () => RawHttp::get($server->address, '/sleep?ms=1000')->body);
+            sleep(0.2);
+            $server->signal(\SIGTERM);
+            sleep(0.2);
+            try {
+                RawHttp::get($server->address);
+                self::fail('a stopping server must not accept new connections');
+            } catch (\Petrel\Socket\ConnectException) {
+            }
+
+            return $slow->join();
+        });
+        self::assertSame('slept 1000', $response, 'the in-flight request completed');
+        self::assertSame(0, $server->stop());
+        self::assertFileDoesNotExist($server->pidFile);
+    }
+
+    public function testMaxRequestsRecyclesWorkers(): void
+    {
+        $server = (new PetrelProcess(self::APP, ['--workers=1', '--max-requests=5']))->start();
+        $pids = $this->async(static function () use ($server): array {
+            $pids = [];
+            for ($i = 0; $i < 12; $i++) {
+                $deadline = \microtime(true) + 5;
+                while (true) {
+                    try {
+                        $pids[] = RawHttp::get($server->address, '/pid')->body;
+                        break;
+                    } catch (\Petrel\Socket\ConnectException $e) {
+                        // between the old worker's exit and the new one's start the shared
+                        // socket still queues connections; refused would be a bug
+                        self::fail('connection refused while recycling: ' . $e->getMessage());
+                    } catch (\RuntimeException $e) {
+                        if (\microtime(true) > $deadline) {
+                            throw $e;
+                        }
+                    }
+                }
+            }
+
+            return $pids;
+        }, 30.0);
+        self::assertGreaterThanOrEqual(3, \count(\array_unique($pids)), 'a fresh worker every 5 requests: ' . \implode(',', $pids));
+        self::assertSame(0, $server->stop());
+    }
+
+    public function testStatusCommandShowsWorkers(): void
+    {
+        $server = (new PetrelProcess(self::APP, ['--workers=2']))->start();
+        PetrelProcess::waitFor(static fn () => \count($server->workerPids()) === 2, 5, 'two ready workers');
+        $this->async(static function () use ($server): void {
+            for ($i = 0; $i < 10; $i++) {
+                RawHttp::get($server->address);
+            }
+        });
+        PetrelProcess::waitFor(static function () use ($server): bool {
+            $total = 0;
+            foreach ($server->status()['workers'] ?? [] as $worker) {
+                $total += (int) ($worker['requests'] ?? 0);
+            }
+
+            return $total >= 10;
+        }, 5, 'the request counts to reach the status');
+        $output = PetrelProcess::runCli(['status', "--pid-file={$server->pidFile}"], $code);
+        self::assertSame(0, $code, $output);
+        self::assertMatchesRegularExpression('/Petrel master pid \d+, up \d+s, 2 worker\(s\)/', $output);
+        self::assertMatchesRegularExpression('/^WORKER\s+PID\s+STATE\s+REQUESTS\s+CONNS\s+COROUTINES\s+MEMORY\s+UPTIME$/m', $output);
+        self::assertSame(2, \preg_match_all('/^\d+\s+\d+\s+ready\s+\d+\s+\d+\s+\d+\s+[\d.]+ MB\s+\d+s$/m', $output));
+        $output = PetrelProcess::runCli(['stop', "--pid-file={$server->pidFile}"], $code);
+        self::assertSame(0, $code, $output);
+        self::assertStringContainsString('Stopped.', $output);
+        self::assertFalse($server->isRunning());
+    }
+
+    public function testWorkersExitWhenTheMasterDies(): void
+    {
+        $server = (new PetrelProcess(self::APP, ['--workers=2']))->start();
+        PetrelProcess::waitFor(static fn () => \count($server->workerPids()) === 2, 5, 'two ready workers');
+        $workers = $server->workerPids();
+        \posix_kill($server->masterPid(), \SIGKILL);
+        PetrelProcess::waitFor(static function () use ($workers): bool {
+            foreach ($workers as $pid) {
+                if (\Petrel\Process\PidFile::isAlive($pid)) {
+                    return false;
+                }
+            }
+
+            return true;
+        }, 10, 'the orphaned workers to stop');
+        $server->stop();
+        self::assertTrue(true);
+    }
+
+    public function testReloadWithABrokenAppKeepsTheRunningWorkers(): void
+    {
+        $app = \sys_get_temp_dir() . '/petrel-reload-app-' . \getmypid() . '.php';
+        \copy(self::APP, $app);
+        $server = (new PetrelProcess($app, ['--workers=1']))->start();
+        try {
+            PetrelProcess::waitFor(static fn () => \count($server->workerPids()) === 1, 5, 'a ready worker');
+            $before = $server->workerPids();
+            \file_put_contents($app, "<?php\nreturn 'not a handler';\n");
+            $server->signal(\SIGUSR1);
+            PetrelProcess::waitFor(static fn () => \str_contains($server->log(), 'reload failed, keeping the running workers'), 10, 'the reload failure');
+            self::assertSame($before, $server->workerPids());
+            $this->async(static fn () => self::assertSame(200, RawHttp::get($server->address)->status));
+        } finally {
+            self::assertSame(0, $server->stop());
+            @\unlink($app);
+        }
+    }
+}
