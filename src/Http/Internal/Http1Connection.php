@@ -35,12 +35,19 @@ final class Http1Connection
     public ?Coroutine $coroutine = null;
     private int $phase = self::IDLE;
     private int $served = 0;
+    private readonly int $maxRequests;
+    private readonly float $writeTimeout;
+    private readonly bool $gzip;
 
     public function __construct(
         public readonly int $id,
         private readonly StreamSocket $socket,
         private readonly Server $server,
     ) {
+        $config = $server->config;
+        $this->maxRequests = $config->maxRequestsPerConnection;
+        $this->writeTimeout = $config->writeTimeout;
+        $this->gzip = $config->gzip;
     }
 
     public function run(): void
@@ -135,15 +142,19 @@ final class Http1Connection
         $protocol = $request->getProtocolVersion();
         $isHead = $request->getMethod() === 'HEAD';
         $keepAlive = !$server->isStopping()
-            && $this->served < $server->config->maxRequestsPerConnection
+            && $this->served < $this->maxRequests
             && $request->isKeepAlive();
-        if ($server->config->gzip) {
+        if ($this->gzip) {
             $response = Gzip::maybeCompress($request, $response);
         }
         $encoder = $server->encoder;
-        $keepAlive = $keepAlive && !$encoder->requiresClose($response, $protocol, true, $isHead);
-        $this->deadline = \hrtime(true) * 1e-9 + $server->config->writeTimeout;
         $body = $response->getBody();
+        // The encoder decides too (a handler may say Connection: close, HTTP/1.0 cannot frame
+        // a body of unknown length); skip asking it in the common case where neither applies.
+        if ($keepAlive && (!\is_string($body) || $protocol !== '1.1' || $response->hasHeader('connection'))) {
+            $keepAlive = !$encoder->requiresClose($response, $protocol, true, $isHead);
+        }
+        $this->deadline = \hrtime(true) * 1e-9 + $this->writeTimeout;
         if (\is_string($body)) {
             $this->socket->write($encoder->encode($response, $protocol, $keepAlive, $isHead, DateCache::get()));
         } else {
@@ -175,7 +186,7 @@ final class Http1Connection
                     }
                     $left -= \strlen($chunk);
                     $this->socket->write($chunk);
-                    $this->deadline = \hrtime(true) * 1e-9 + $this->server->config->writeTimeout;
+                    $this->deadline = \hrtime(true) * 1e-9 + $this->writeTimeout;
                 }
             } finally {
                 \fclose($file);
@@ -189,7 +200,7 @@ final class Http1Connection
                     continue;
                 }
                 $this->socket->write($chunked ? ResponseEncoder::chunk($chunk) : $chunk);
-                $this->deadline = \hrtime(true) * 1e-9 + $this->server->config->writeTimeout;
+                $this->deadline = \hrtime(true) * 1e-9 + $this->writeTimeout;
             }
             if ($chunked) {
                 $this->socket->write(ResponseEncoder::lastChunk());
