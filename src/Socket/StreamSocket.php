@@ -173,6 +173,30 @@ final class StreamSocket implements Socket
         return $this->closed;
     }
 
+    /**
+     * For pools, before reusing an idle connection: false if the peer has closed it (a
+     * restarted database) or sent bytes nobody asked for (the stream is out of step).
+     * Never waits; costs one non-blocking read.
+     */
+    public function isAlive(): bool
+    {
+        if ($this->closed || $this->eof || $this->buffer !== '') {
+            return false;
+        }
+        if ($this->reader !== null) {
+            return true; // someone is waiting for a reply: in use, not idle
+        }
+        $data = @\fread($this->stream, 1);
+        if ($data === '') {
+            return !\feof($this->stream);
+        }
+        if ($data !== false) {
+            $this->buffer = $data; // keep it for the protocol layer to complain about
+        }
+
+        return false;
+    }
+
     public function getLocalAddress(): string
     {
         return $this->localAddress ??= self::name($this->stream, false);

@@ -266,6 +266,22 @@ final class SocketTest extends AsyncTestCase
         });
     }
 
+    public function testIsAliveSeesAPeerThatClosedAnIdleConnection(): void
+    {
+        $this->async(function (): void {
+            [$a, $b] = self::pair();
+            self::assertTrue($a->isAlive());
+            $b->write('unexpected');
+            sleep(0.001);
+            self::assertFalse($a->isAlive(), 'unsolicited bytes: out of step');
+            self::assertSame('unexpected', $a->readExactly(10), 'the byte peeked is not lost');
+            $b->close();
+            sleep(0.001);
+            self::assertFalse($a->isAlive(), 'the peer is gone');
+            $a->close();
+        });
+    }
+
     public function testConnectionRefusedIsAClearError(): void
     {
         $this->async(function (): void {

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Starts/stops/restarts MariaDB, PostgreSQL and Redis on loopback for the test suites.
+#
+#   eval "$(.ci/services.sh start)"      # start all, print the export lines for the tests
+#   .ci/services.sh restart mariadb      # restart one (the pool-recovery tests use this)
+#   .ci/services.sh stop
+#
+# Data lives under $PETREL_SERVICES_DIR (default /tmp/petrel-services); ports are fixed
+# and unusual so they don't clash with system services.
+set -euo pipefail
+DIR=${PETREL_SERVICES_DIR:-/tmp/petrel-services}
+MYSQL_PORT=${PETREL_MYSQL_PORT:-33306}
+PG_PORT=${PETREL_PGSQL_PORT:-55432}
+REDIS_PORT=${PETREL_REDIS_PORT:-16379}
+PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+mkdir -p "$DIR"
+
+log() { echo "services: $*" >&2; }
+wait_for() { # wait_for NAME SECONDS COMMAND...
+    local name=$1 deadline=$((SECONDS + $2)); shift 2
+    until "$@" >/dev/null 2>&1; do
+        [ $SECONDS -lt $deadline ] || { log "$name did not come up"; return 1; }
+        sleep 0.2
+    done
+}
+
+mariadb_start() {
+    if [ ! -d "$DIR/mysql/mysql" ]; then
+        mariadb-install-db --no-defaults --datadir="$DIR/mysql" --user=root --auth-root-authentication-method=normal --skip-test-db >"$DIR/mysql-install.log" 2>&1
+        local fresh=1
+    fi
+    setsid mariadbd --no-defaults --datadir="$DIR/mysql" --user=root --port="$MYSQL_PORT" --bind-address=127.0.0.1 \
+        --socket="$DIR/mysql.sock" --pid-file="$DIR/mysql.pid" --skip-name-resolve --innodb-buffer-pool-size=64M \
+        --max-connections=1000 --log-error="$DIR/mysql.err" </dev/null >/dev/null 2>&1 &
+    wait_for mariadb 60 mariadb-admin --no-defaults --socket="$DIR/mysql.sock" -uroot ping
+    if [ "${fresh:-0}" = 1 ]; then
+        mariadb --no-defaults --socket="$DIR/mysql.sock" -uroot <<SQL
+CREATE DATABASE IF NOT EXISTS petrel_test CHARACTER SET utf8mb4;
+CREATE USER IF NOT EXISTS 'petrel'@'127.0.0.1' IDENTIFIED BY 'petrel';
+CREATE USER IF NOT EXISTS 'petrel'@'localhost' IDENTIFIED BY 'petrel';
+GRANT ALL ON *.* TO 'petrel'@'127.0.0.1';
+GRANT ALL ON *.* TO 'petrel'@'localhost';
+SQL
+    fi
+}
+mariadb_stop() {
+    [ -f "$DIR/mysql.pid" ] && kill "$(cat "$DIR/mysql.pid")" 2>/dev/null || true
+    local deadline=$((SECONDS + 30))
+    while [ -f "$DIR/mysql.pid" ] && kill -0 "$(cat "$DIR/mysql.pid" 2>/dev/null)" 2>/dev/null; do
+        [ $SECONDS -lt $deadline ] || break
+        sleep 0.2
+    done
+    rm -f "$DIR/mysql.pid"
+}
+
+pg() { runuser -u postgres -- "$@"; }
+postgres_start() {
+    [ -n "$PG_BIN" ] || { log "PostgreSQL is not installed"; return 1; }
+    if [ ! -f "$DIR/pg/PG_VERSION" ]; then
+        mkdir -p "$DIR/pg" && chown postgres "$DIR/pg" && chmod 700 "$DIR/pg"
+        pg "$PG_BIN/initdb" -D "$DIR/pg" -U postgres --auth-local=trust --auth-host=scram-sha-256 >"$DIR/pg-install.log" 2>&1
+        local fresh=1
+    fi
+    chown postgres "$DIR"
+    pg "$PG_BIN/pg_ctl" -D "$DIR/pg" -l "$DIR/pg.log" -w -t 60 \
+        -o "-p $PG_PORT -k $DIR -c listen_addresses=127.0.0.1 -c max_connections=500 -c fsync=off" start >/dev/null
+    if [ "${fresh:-0}" = 1 ]; then
+        pg psql -h "$DIR" -p "$PG_PORT" -U postgres -q -c "CREATE ROLE petrel LOGIN SUPERUSER PASSWORD 'petrel'" -c "CREATE DATABASE petrel_test OWNER petrel" >/dev/null
+    fi
+}
+postgres_stop() {
+    [ -n "$PG_BIN" ] && [ -f "$DIR/pg/postmaster.pid" ] && pg "$PG_BIN/pg_ctl" -D "$DIR/pg" -m fast -w stop >/dev/null 2>&1 || true
+}
+
+redis_start() {
+    redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --daemonize yes --save '' --appendonly no \
+        --dir "$DIR" --pidfile "$DIR/redis.pid" --logfile "$DIR/redis.log" >/dev/null
+    wait_for redis 30 redis-cli -p "$REDIS_PORT" ping
+}
+redis_stop() {
+    redis-cli -p "$REDIS_PORT" shutdown nosave >/dev/null 2>&1 || true
+    rm -f "$DIR/redis.pid"
+}
+
+exports() {
+    echo "export MYSQL_URL=mysql://petrel:petrel@127.0.0.1:$MYSQL_PORT/petrel_test"
+    echo "export PGSQL_URL=pgsql://petrel:petrel@127.0.0.1:$PG_PORT/petrel_test"
+    echo "export REDIS_URL=redis://127.0.0.1:$REDIS_PORT/0"
+    echo "export PETREL_SERVICES_SCRIPT=$(cd "$(dirname "$0")" && pwd)/services.sh"
+}
+
+service() { # service NAME ACTION
+    case "$1" in
+        mariadb|mysql) "mariadb_$2" ;;
+        postgres|postgresql|pgsql) "postgres_$2" ;;
+        redis) "redis_$2" ;;
+        *) log "unknown service $1 (mariadb, postgres, redis)"; return 2 ;;
+    esac
+}
+
+case "${1:-}" in
+    start)
+        for s in ${2:-mariadb postgres redis}; do service "$s" stop; service "$s" start; log "$s up"; done
+        exports ;;
+    stop) for s in ${2:-mariadb postgres redis}; do service "$s" stop; done ;;
+    restart) service "${2:?which service}" stop; service "$2" start ;;
+    env) exports ;;
+    *) echo "usage: $0 start [SERVICES] | stop [SERVICES] | restart SERVICE | env" >&2; exit 2 ;;
+esac

@@ -1,0 +1,332 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Pool;
+
+use Closure;
+use Petrel\Coroutine\Scheduler;
+use Petrel\Coroutine\Suspension;
+use Throwable;
+
+/**
+ * A bounded pool of connections (SQL, Redis, anything) for one worker process.
+ *
+ * Exclusive by construction: a connection is either idle in the pool or held by exactly
+ * one borrower, so two coroutines can never use it at once. lease() binds one connection
+ * to the current coroutine and returns it when the coroutine ends, even if the code forgot.
+ * A connection that is no longer usable when returned (lost, mid-transaction, broken
+ * protocol state) is closed, not reused; one idle for a while is health-checked before
+ * reuse, so connections left dead by a server restart are replaced transparently.
+ *
+ * @template T of object
+ */
+final class Pool
+{
+    /** @var list<array{T, float}> idle connections and when each was returned; last in, first out */
+    private array $idle = [];
+    /** @var array<int, float> spl_object_id => creation time, for every open connection */
+    private array $born = [];
+    private int $size = 0;
+    /** @var array<int, Suspension> FIFO of coroutines waiting for a connection */
+    private array $waiters = [];
+    /** @var array<int, T> coroutine id (0: main context) => leased connection */
+    private array $leases = [];
+    private ?int $reaper = null;
+    private bool $closed = false;
+
+    /**
+     * @param Closure(): T $connect opens a new connection (may suspend; may throw)
+     * @param (Closure(T): bool)|null $isUsable cheap check on return and checkout (no round trip)
+     * @param (Closure(T): mixed)|null $healthCheck a round trip for long-idle connections; throws or returns false if dead
+     * @param (Closure(T): void)|null $close
+     */
+    public function __construct(
+        public readonly string $name,
+        private readonly Closure $connect,
+        public readonly PoolConfig $config = new PoolConfig(),
+        private readonly ?Closure $isUsable = null,
+        private readonly ?Closure $healthCheck = null,
+        private readonly ?Closure $close = null,
+    ) {
+    }
+
+    /**
+     * Takes a connection for exclusive use; give it back with release().
+     *
+     * @return T
+     * @throws PoolExhaustedException if none frees up within the acquire timeout
+     */
+    public function acquire(?float $timeout = null): object
+    {
+        while (true) {
+            if ($this->closed) {
+                throw new PoolException("Pool \"{$this->name}\" is closed");
+            }
+            while (($entry = \array_pop($this->idle)) !== null) {
+                if ($this->isHealthy($entry[0], $entry[1])) {
+                    return $entry[0];
+                }
+                $this->destroy($entry[0]);
+            }
+            if ($this->size < $this->config->max) {
+                return $this->open();
+            }
+            $connection = $this->wait($timeout ?? $this->config->acquireTimeout);
+            if ($connection !== null) {
+                return $connection; // handed over by release()
+            }
+            // null: a slot was freed by a discarded connection; go round and open one
+        }
+    }
+
+    /**
+     * Returns a connection taken with acquire(). An unusable one is closed instead, and its
+     * slot goes to the next waiter.
+     *
+     * @param T $connection
+     */
+    public function release(object $connection): void
+    {
+        $born = $this->born[\spl_object_id($connection)] ?? null;
+        if ($born === null) {
+            return; // not ours, or already destroyed
+        }
+        if ($this->closed || !$this->usable($connection) || \hrtime(true) * 1e-9 - $born > $this->config->maxLifetime) {
+            $this->destroy($connection);
+            $this->handOver(null);
+
+            return;
+        }
+        if ($this->handOver($connection)) {
+            return;
+        }
+        $this->idle[] = [$connection, \hrtime(true) * 1e-9];
+        $this->startReaper();
+    }
+
+    /**
+     * Closes a connection instead of returning it (after an error that may have broken it).
+     *
+     * @param T $connection
+     */
+    public function discard(object $connection): void
+    {
+        if (isset($this->born[\spl_object_id($connection)])) {
+            $this->destroy($connection);
+            $this->handOver(null);
+        }
+    }
+
+    /**
+     * The connection bound to the current coroutine: the first call acquires one, later
+     * calls in the same coroutine return the same one, and it goes back to the pool when
+     * the coroutine ends. (In the main context, outside any coroutine, it stays bound
+     * until releaseLease() or close().)
+     *
+     * @return T
+     */
+    public function lease(): object
+    {
+        $scheduler = Scheduler::get();
+        $coroutine = $scheduler->current();
+        $key = $coroutine->id ?? 0;
+        if (isset($this->leases[$key])) {
+            return $this->leases[$key];
+        }
+        $connection = $this->acquire();
+        $this->leases[$key] = $connection;
+        if ($coroutine !== null) {
+            $scheduler->defer(fn () => $this->releaseLease($key));
+        }
+
+        return $connection;
+    }
+
+    /** Returns the current coroutine's leased connection now (it would be at its end). */
+    public function releaseLease(?int $coroutineId = null): void
+    {
+        $key = $coroutineId ?? (Scheduler::get()->current()->id ?? 0);
+        $connection = $this->leases[$key] ?? null;
+        if ($connection !== null) {
+            unset($this->leases[$key]);
+            $this->release($connection);
+        }
+    }
+
+    /**
+     * Runs $work with a connection and gives it back afterwards.
+     *
+     * @template R
+     * @param Closure(T): R $work
+     * @return R
+     */
+    public function use(Closure $work): mixed
+    {
+        $connection = $this->acquire();
+        try {
+            return $work($connection);
+        } finally {
+            $this->release($connection);
+        }
+    }
+
+    /** @return array{name: string, size: int, idle: int, busy: int, waiting: int, max: int} */
+    public function stats(): array
+    {
+        return [
+            'name' => $this->name,
+            'size' => $this->size,
+            'idle' => \count($this->idle),
+            'busy' => $this->size - \count($this->idle),
+            'waiting' => \count($this->waiters),
+            'max' => $this->config->max,
+        ];
+    }
+
+    /** Closes idle connections now and busy ones when they come back; waiters get an error. */
+    public function close(): void
+    {
+        if ($this->closed) {
+            return;
+        }
+        $this->closed = true;
+        if ($this->reaper !== null) {
+            Scheduler::get()->driver->cancel($this->reaper);
+            $this->reaper = null;
+        }
+        foreach ($this->idle as [$connection]) {
+            $this->destroy($connection);
+        }
+        $this->idle = [];
+        $waiters = $this->waiters;
+        $this->waiters = [];
+        foreach ($waiters as $waiter) {
+            $waiter->throw(new PoolException("Pool \"{$this->name}\" was closed while waiting for a connection"));
+        }
+    }
+
+    /** @return T */
+    private function open(): object
+    {
+        $this->size++;
+        try {
+            $connection = ($this->connect)();
+        } catch (Throwable $error) {
+            $this->size--;
+            $this->handOver(null); // let a waiter try its luck
+            throw $error;
+        }
+        $this->born[\spl_object_id($connection)] = \hrtime(true) * 1e-9;
+
+        return $connection;
+    }
+
+    /** @return T|null a connection handed over, or null when a slot freed up */
+    private function wait(float $timeout): ?object
+    {
+        $scheduler = Scheduler::get();
+        $suspension = $scheduler->suspension();
+        $key = \spl_object_id($suspension);
+        $this->waiters[$key] = $suspension;
+        $timer = $scheduler->driver->delay($timeout, fn () => $suspension->throw(new PoolExhaustedException(\sprintf(
+            'Pool "%s" is exhausted: all %d connections stayed in use for %s s (raise max, or hold connections for shorter)',
+            $this->name,
+            $this->config->max,
+            $timeout,
+        ))));
+        try {
+            $connection = $suspension->suspend();
+        } finally {
+            unset($this->waiters[$key]);
+            $scheduler->driver->cancel($timer);
+        }
+
+        /** @var T|null $connection the value release() passed to resume() */
+        return \is_object($connection) ? $connection : null;
+    }
+
+    /**
+     * Gives $connection (or, with null, the right to open one) to the first live waiter.
+     *
+     * @param T|null $connection
+     */
+    private function handOver(?object $connection): bool
+    {
+        foreach ($this->waiters as $key => $waiter) {
+            unset($this->waiters[$key]);
+            if ($waiter->resume($connection)) {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    /** @param T $connection */
+    private function isHealthy(object $connection, float $idleSince): bool
+    {
+        $now = \hrtime(true) * 1e-9;
+        if ($now - ($this->born[\spl_object_id($connection)] ?? $now) > $this->config->maxLifetime || !$this->usable($connection)) {
+            return false;
+        }
+        if ($this->healthCheck === null || $now - $idleSince < $this->config->healthCheckAfter) {
+            return true;
+        }
+        try {
+            return ($this->healthCheck)($connection) !== false;
+        } catch (Throwable) {
+            return false;
+        }
+    }
+
+    /** @param T $connection */
+    private function usable(object $connection): bool
+    {
+        try {
+            return $this->isUsable === null || ($this->isUsable)($connection);
+        } catch (Throwable) {
+            return false;
+        }
+    }
+
+    /** @param T $connection */
+    private function destroy(object $connection): void
+    {
+        $id = \spl_object_id($connection);
+        if (!isset($this->born[$id])) {
+            return;
+        }
+        unset($this->born[$id]);
+        $this->size--;
+        try {
+            if ($this->close !== null) {
+                ($this->close)($connection);
+            }
+        } catch (Throwable) {
+            // Closing a broken connection may fail; it is gone either way.
+        }
+    }
+
+    private function startReaper(): void
+    {
+        if ($this->reaper !== null) {
+            return;
+        }
+        $driver = Scheduler::get()->driver;
+        $this->reaper = $driver->repeat(\max(1.0, \min(30.0, $this->config->idleTimeout / 4)), function (): void {
+            $now = \hrtime(true) * 1e-9;
+            $keep = [];
+            foreach ($this->idle as $entry) {
+                $expired = $now - $entry[1] > $this->config->idleTimeout && $this->size > $this->config->min;
+                if ($expired || $now - ($this->born[\spl_object_id($entry[0])] ?? $now) > $this->config->maxLifetime) {
+                    $this->destroy($entry[0]);
+                } else {
+                    $keep[] = $entry;
+                }
+            }
+            $this->idle = $keep;
+        });
+        $driver->unreference($this->reaper);
+    }
+}
