@@ -1,0 +1,249 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Tests\Unit\Pool;
+
+use Petrel\Pool\Pool;
+use Petrel\Pool\PoolConfig;
+use Petrel\Pool\PoolException;
+use Petrel\Pool\PoolExhaustedException;
+use Petrel\Tests\Support\AsyncTestCase;
+
+use function Petrel\go;
+use function Petrel\sleep;
+
+final class PoolTest extends AsyncTestCase
+{
+    private int $opened = 0;
+    /** @var list<\stdClass> */
+    private array $closed = [];
+
+    /** @return Pool<\stdClass> */
+    private function pool(PoolConfig $config = new PoolConfig(max: 2), ?\Closure $healthCheck = null): Pool
+    {
+        return new Pool(
+            'test',
+            function (): \stdClass {
+                $connection = new \stdClass();
+                $connection->id = ++$this->opened;
+                $connection->usable = true;
+                $connection->users = 0;
+
+                return $connection;
+            },
+            $config,
+            isUsable: static fn (\stdClass $c): bool => $c->usable,
+            healthCheck: $healthCheck,
+            close: function (\stdClass $c): void {
+                $this->closed[] = $c;
+            },
+        );
+    }
+
+    public function testReusesReleasedConnections(): void
+    {
+        $this->async(function (): void {
+            $pool = $this->pool();
+            $a = $pool->acquire();
+            $pool->release($a);
+            self::assertSame($a, $pool->acquire());
+            self::assertSame(1, $this->opened);
+        });
+    }
+
+    public function testNeverMoreThanMaxAndWaitersAreServedInOrder(): void
+    {
+        $this->async(function (): void {
+            $pool = $this->pool(new PoolConfig(max: 2));
+            $busy = 0;
+            $peak = 0;
+            $order = [];
+            $workers = [];
+            for ($i = 0; $i < 6; $i++) {
+                $workers[] = go(static function () use ($pool, &$busy, &$peak, &$order, $i): void {
+                    $pool->use(static function (\stdClass $c) use (&$busy, &$peak, &$order, $i): void {
+                        $c->users++;
+                        self::assertSame(1, $c->users, 'exclusive: one user at a time');
+                        $busy++;
+                        $peak = \max($peak, $busy);
+                        $order[] = $i;
+                        sleep(0.005);
+                        $busy--;
+                        $c->users--;
+                    });
+                });
+            }
+            foreach ($workers as $worker) {
+                $worker->join();
+            }
+            self::assertSame(2, $peak);
+            self::assertSame([0, 1, 2, 3, 4, 5], $order);
+            self::assertSame(2, $this->opened);
+            self::assertSame(['name' => 'test', 'size' => 2, 'idle' => 2, 'busy' => 0, 'waiting' => 0, 'max' => 2], $pool->stats());
+        });
+    }
+
+    public function testExhaustedPoolGivesAClearError(): void
+    {
+        $this->async(function (): void {
+            $pool = $this->pool(new PoolConfig(max: 1, acquireTimeout: 0.02));
+            $held = $pool->acquire();
+            try {
+                $pool->acquire();
+                self::fail('expected PoolExhaustedException');
+            } catch (PoolExhaustedException $e) {
+                self::assertStringContainsString('Pool "test" is exhausted: all 1 connections stayed in use for 0.02 s', $e->getMessage());
+            }
+            $pool->release($held);
+        });
+    }
+
+    public function testLeaseIsPerCoroutineAndReturnedWhenItEndsEvenIfForgotten(): void
+    {
+        $this->async(function (): void {
+            $pool = $this->pool(new PoolConfig(max: 2));
+            $a = go(static function () use ($pool): array {
+                $first = $pool->lease();
+                sleep(0.005);
+
+                return [$first, $pool->lease()];
+            });
+            $b = go(static fn () => $pool->lease());
+            [$first, $second] = $a->join();
+            self::assertSame($first, $second, 'same connection within one coroutine');
+            self::assertNotSame($first, $b->join(), 'different coroutines never share one');
+            self::assertSame(2, $pool->stats()['idle'], 'both went back when their coroutines ended');
+        });
+    }
+
+    public function testAChildCoroutineGetsItsOwnLease(): void
+    {
+        $this->async(function (): void {
+            $pool = $this->pool(new PoolConfig(max: 2));
+            go(static function () use ($pool): void {
+                $parent = $pool->lease();
+                $child = go(static fn () => $pool->lease())->join();
+                self::assertNotSame($parent, $child);
+            })->join();
+        });
+    }
+
+    public function testUnusableConnectionIsClosedNotReused(): void
+    {
+        $this->async(function (): void {
+            $pool = $this->pool(new PoolConfig(max: 1));
+            $a = $pool->acquire();
+            $a->usable = false; // e.g. lost mid-query
+            $pool->release($a);
+            self::assertSame([$a], $this->closed);
+            $b = $pool->acquire();
+            self::assertNotSame($a, $b);
+            $pool->release($b);
+        });
+    }
+
+    public function testAWaiterGetsTheSlotOfADiscardedConnection(): void
+    {
+        $this->async(function (): void {
+            $pool = $this->pool(new PoolConfig(max: 1));
+            $a = $pool->acquire();
+            $waiter = go(static fn () => $pool->acquire());
+            $pool->discard($a);
+            $b = $waiter->join();
+            self::assertNotSame($a, $b);
+            self::assertSame(2, $this->opened);
+            $pool->release($b);
+        });
+    }
+
+    public function testLongIdleConnectionsAreHealthCheckedAndReplacedIfDead(): void
+    {
+        $this->async(function (): void {
+            $checks = 0;
+            $pool = $this->pool(new PoolConfig(max: 2, healthCheckAfter: 0.01), static function (\stdClass $c) use (&$checks): bool {
+                $checks++;
+
+                return $c->id !== 1; // the first connection died while idle (server restart)
+            });
+            $first = $pool->acquire();
+            $pool->release($first);
+            self::assertSame($first, $pool->acquire(), 'recently used: no check');
+            $pool->release($first);
+            sleep(0.02);
+            $next = $pool->acquire();
+            self::assertSame(1, $checks);
+            self::assertNotSame($first, $next, 'the dead one was replaced transparently');
+            self::assertSame([$first], $this->closed);
+            $pool->release($next);
+        });
+    }
+
+    public function testConnectFailureFreesTheSlot(): void
+    {
+        $this->async(function (): void {
+            $attempts = 0;
+            $pool = new Pool('flaky', static function () use (&$attempts): \stdClass {
+                if (++$attempts === 1) {
+                    throw new \RuntimeException('Connection refused');
+                }
+
+                return new \stdClass();
+            }, new PoolConfig(max: 1));
+            try {
+                $pool->acquire();
+                self::fail('expected the connect error');
+            } catch (\RuntimeException $e) {
+                self::assertSame('Connection refused', $e->getMessage());
+            }
+            $pool->release($pool->acquire());
+            self::assertSame(1, $pool->stats()['size']);
+        });
+    }
+
+    public function testCloseFailsWaitersAndClosesIdleConnections(): void
+    {
+        $this->async(function (): void {
+            $pool = $this->pool(new PoolConfig(max: 1));
+            $held = $pool->acquire();
+            $waiter = go(static function () use ($pool): string {
+                try {
+                    $pool->acquire();
+                } catch (PoolException $e) {
+                    return $e->getMessage();
+                }
+
+                return 'no error';
+            });
+            $pool->close();
+            self::assertStringContainsString('was closed while waiting', $waiter->join());
+            $pool->release($held);
+            self::assertSame([$held], $this->closed, 'returned after close: closed');
+        });
+    }
+
+    public function testMaxLifetime(): void
+    {
+        $this->async(function (): void {
+            $pool = $this->pool(new PoolConfig(max: 1, maxLifetime: 0.01));
+            $old = $pool->acquire();
+            sleep(0.02);
+            $pool->release($old);
+            self::assertSame([$old], $this->closed);
+        });
+    }
+
+    public function testIdleConnectionsBeyondMinAreReaped(): void
+    {
+        $this->async(function (): void {
+            $pool = $this->pool(new PoolConfig(max: 3, min: 1, idleTimeout: 0.5));
+            $all = [$pool->acquire(), $pool->acquire(), $pool->acquire()];
+            foreach ($all as $connection) {
+                $pool->release($connection);
+            }
+            sleep(1.3);
+            self::assertSame(1, $pool->stats()['size'], 'kept min, closed the rest');
+            $pool->close();
+        });
+    }
+}
