@@ -36,7 +36,9 @@ final class HttpWorker
     public function __invoke(WorkerContext $context): int
     {
         try {
-            $handler = AppLoader::load($this->options->app);
+            // In a coroutine, so what the APP does at boot (connect, migrate, warm caches)
+            // can use coroutine I/O, and connections it leases go back to their pools.
+            $handler = run(fn () => AppLoader::load($this->options->app));
             $listener = $this->listener !== null
                 ? new SocketServer($this->listener)
                 : SocketServer::listen($this->options->listen, (new ServerOptions(backlog: 1024))->withReusePort());
