@@ -1,0 +1,269 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Web\Session;
+
+use Petrel\Coroutine\Context;
+use Petrel\Coroutine\Mutex;
+use Petrel\Http\Request;
+use Petrel\Web\Session\Internal\JsonValue;
+use Petrel\Web\Session\Internal\SessionId;
+
+/**
+ * One request's view of a user's session. {@see SessionMiddleware} makes one per request
+ * and saves it afterwards; code finds it with Session::from($request).
+ *
+ * Lazy: nothing is read from the store until the first get/set/…/id() call, so requests
+ * that never touch the session never reach the store. A session id the store does not know
+ * (expired, forged, from another server) is never adopted: the session starts empty under a
+ * fresh id, so an attacker cannot fix a victim's session id in advance.
+ *
+ * Values must survive JSON (what the stores keep): null, bool, int, float, UTF-8 strings and
+ * arrays of these. Anything else (objects, binary strings, INF) is refused at set() with a
+ * SessionError, in development with MemoryStore as in production with RedisStore.
+ *
+ * Flash values: flash() stores a value for the next request that loads the session; there
+ * getFlash() returns it, and it is gone after that request. Requests that never touch the
+ * session (assets, health checks) do not consume flash values.
+ *
+ * Two concurrent requests of the same user each save the whole session: the last one to
+ * finish wins (no locking, as with most session stores). Coroutines spawned by one request
+ * share its Session object; the first access loads it once for all of them.
+ */
+final class Session
+{
+    public const DEFAULT_TTL = 7200;
+
+    private ?string $id = null;
+    private bool $started = false;
+    private bool $dirty = false;
+    /** Whether the store holds this session under $this->id (as of the last load or save). */
+    private bool $stored = false;
+    /** Id to destroy in the store when saving, after regenerateId(). */
+    private ?string $staleId = null;
+    private int $savedAt = 0;
+    /** @var array<string, mixed> */
+    private array $data = [];
+    /** @var array<string, mixed> flashed by the previous request: readable now */
+    private array $flashIn = [];
+    /** @var array<string, mixed> flashed by this request: for the next one */
+    private array $flashOut = [];
+    private ?Mutex $loading = null;
+    private readonly ?string $requestedId;
+
+    /**
+     * @param string|null $id the id the client sent; a malformed one is ignored
+     * @param int $ttl seconds an idle session is kept in the store
+     */
+    public function __construct(
+        private readonly SessionStore $store,
+        ?string $id = null,
+        private readonly int $ttl = self::DEFAULT_TTL,
+    ) {
+        if ($ttl < 1) {
+            throw new SessionError("A session TTL must be at least 1 second, {$ttl} given");
+        }
+        $this->requestedId = $id !== null && SessionId::isValid($id) ? $id : null;
+    }
+
+    /**
+     * The session of the request: its attribute set by SessionMiddleware, else the one the
+     * middleware put in the coroutine's Context (for code that has no Request at hand).
+     *
+     * @throws SessionError when no SessionMiddleware runs before this code
+     */
+    public static function from(?Request $request = null): self
+    {
+        $session = $request?->getAttribute(self::class) ?? Context::get(self::class);
+        if (!$session instanceof self) {
+            throw new SessionError('No session here: add ' . SessionMiddleware::class . ' to the middleware that runs before this code');
+        }
+
+        return $session;
+    }
+
+    public function get(string $key, mixed $default = null): mixed
+    {
+        $this->start();
+
+        return \array_key_exists($key, $this->data) ? $this->data[$key] : $default;
+    }
+
+    /** @throws SessionError when $value cannot be stored as JSON */
+    public function set(string $key, mixed $value): void
+    {
+        JsonValue::check($value, $key);
+        $this->start();
+        $this->data[$key] = $value;
+        $this->dirty = true;
+    }
+
+    public function has(string $key): bool
+    {
+        $this->start();
+
+        return \array_key_exists($key, $this->data);
+    }
+
+    public function remove(string $key): void
+    {
+        $this->start();
+        if (\array_key_exists($key, $this->data)) {
+            unset($this->data[$key]);
+            $this->dirty = true;
+        }
+    }
+
+    /** @return array<string, mixed> every value (flash values not included) */
+    public function all(): array
+    {
+        $this->start();
+
+        return $this->data;
+    }
+
+    /** Removes every value, including flash values set by this request. */
+    public function clear(): void
+    {
+        $this->start();
+        $this->data = [];
+        $this->flashOut = [];
+        $this->dirty = true;
+    }
+
+    /**
+     * Stores $value for the next request only (e.g. "Saved!" before a redirect).
+     *
+     * @throws SessionError when $value cannot be stored as JSON
+     */
+    public function flash(string $key, mixed $value): void
+    {
+        JsonValue::check($value, $key);
+        $this->start();
+        $this->flashOut[$key] = $value;
+        $this->dirty = true;
+    }
+
+    /** A value the previous request flashed (not one flashed by this request). */
+    public function getFlash(string $key, mixed $default = null): mixed
+    {
+        $this->start();
+
+        return \array_key_exists($key, $this->flashIn) ? $this->flashIn[$key] : $default;
+    }
+
+    /**
+     * Moves the session to a new id, keeping its values; the old id is deleted from the
+     * store when the session is saved. Call it when the user's privileges change (after
+     * login), so an id known to someone else before is worthless afterwards.
+     */
+    public function regenerateId(): void
+    {
+        $this->start();
+        if ($this->stored) {
+            $this->staleId = $this->id;
+            $this->stored = false;
+        }
+        $this->id = SessionId::generate();
+        $this->dirty = true;
+    }
+
+    /** The session id (starts the session, making a new id if there is none yet). */
+    public function id(): string
+    {
+        $this->start();
+
+        return $this->id ?? throw new \LogicException('unreachable: a started session has an id');
+    }
+
+    /** Whether the session has been loaded (or started new) during this request. */
+    public function isStarted(): bool
+    {
+        return $this->started;
+    }
+
+    /** Whether this request changed the session (values, flash, id) since it was loaded or saved. */
+    public function isDirty(): bool
+    {
+        return $this->dirty;
+    }
+
+    /**
+     * Saves the session if needed; SessionMiddleware calls it after the handler.
+     * Writes when something changed, when the session is not in the store yet, or when the
+     * stored copy is older than a tenth of the TTL (so an active session does not expire).
+     * An emptied session is deleted from the store instead.
+     *
+     * @internal
+     * @return string|null the id to put in the cookie, '' to delete the cookie, null to leave it
+     */
+    public function save(): ?string
+    {
+        if (!$this->started) {
+            return null;
+        }
+        if ($this->staleId !== null) {
+            $this->store->destroy($this->staleId);
+            $this->staleId = null;
+        }
+        $id = $this->id();
+        if ($this->data === [] && $this->flashOut === []) {
+            if ($this->stored) {
+                $this->store->destroy($id);
+                $this->stored = false;
+            }
+            $this->dirty = false;
+
+            return $this->requestedId !== null ? '' : null;
+        }
+        $now = \time();
+        if (!$this->dirty && $this->stored && $now - $this->savedAt < \max(1, \intdiv($this->ttl, 10))) {
+            return null;
+        }
+        $this->store->write($id, ['data' => $this->data, 'flash' => $this->flashOut, 'at' => $now], $this->ttl);
+        $this->stored = true;
+        $this->dirty = false;
+        $this->savedAt = $now;
+
+        return $id;
+    }
+
+    private function start(): void
+    {
+        if ($this->started) {
+            return;
+        }
+        $this->loading ??= new Mutex();
+        $this->loading->synchronized(function (): void {
+            if (!$this->started) {
+                $this->load(); // may suspend: coroutines of the same request wait for it
+            }
+        });
+    }
+
+    private function load(): void
+    {
+        $payload = $this->requestedId === null ? null : $this->store->read($this->requestedId);
+        if ($payload === null) {
+            $this->id = SessionId::generate();
+        } else {
+            $this->id = $this->requestedId;
+            $this->stored = true;
+            $this->data = self::stringKeyed($payload['data'] ?? null);
+            $this->flashIn = self::stringKeyed($payload['flash'] ?? null);
+            $this->savedAt = \is_int($payload['at'] ?? null) ? $payload['at'] : 0;
+            $this->dirty = $this->flashIn !== []; // saving drops the flash values read now
+        }
+        $this->started = true;
+    }
+
+    /** @return array<string, mixed> */
+    private static function stringKeyed(mixed $values): array
+    {
+        /** @var array<string, mixed> $result keys as PHP made them from the stored (JSON) maps */
+        $result = \is_array($values) ? $values : [];
+
+        return $result;
+    }
+}

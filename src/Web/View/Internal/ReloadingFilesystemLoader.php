@@ -1,0 +1,27 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Web\View\Internal;
+
+use Twig\Loader\FilesystemLoader;
+
+/**
+ * Debug-mode loader: the cache key includes a hash of the template file, so an edited
+ * template gets a new compiled class and is recompiled on its next render. Twig's own
+ * auto_reload cannot do that in a resident worker: once a template's class is loaded, the
+ * Environment never looks at the file again. Each edit leaves the old class in memory,
+ * which is fine for development; hashing reads the file on every render, which is not
+ * fine for production — hence debug only.
+ */
+final class ReloadingFilesystemLoader extends FilesystemLoader
+{
+    public function getCacheKey(string $name): string
+    {
+        $key = parent::getCacheKey($name);
+        $path = $this->findTemplate($name);
+        $hash = $path === null ? false : @\hash_file('xxh128', $path);
+
+        return $hash === false ? $key : $key . '#' . $hash;
+    }
+}

@@ -1,0 +1,145 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Web\View;
+
+use Petrel\Http\Response;
+use Petrel\Web\View\Internal\ReloadingFilesystemLoader;
+use Twig\Environment;
+use Twig\Loader\FilesystemLoader;
+use Twig\TwigFunction;
+
+/**
+ * Twig templates for a worker: build one View at boot, render from every request.
+ *
+ *     $view = new View(__DIR__ . '/templates', debug: getenv('APP_DEBUG') === '1');
+ *     $view->addFunction('csrf_field', Csrf::field(...), safeHtml: true);   // at boot
+ *     return $view->response('home.html.twig', ['user' => $user]);           // per request
+ *
+ * Compiled once per worker, kept in memory. A template is compiled to a PHP class the first
+ * time it is rendered; the Environment (and PHP's class table) keep that class for the
+ * life of the process, so later renders — from any request the worker serves — neither
+ * read nor compile the template again. With no $cacheDir (the default, right for the
+ * resident modes) nothing is written to disk. With a $cacheDir the compiled PHP also goes
+ * there, and a fresh process loads it instead of compiling: use one (plus opcache) in
+ * classic mode (php-fpm, `php -S`), where a process lives for one request.
+ *
+ * Debug mode ($debug = true): Twig's debug mode and strict_variables are on, and a template
+ * whose file changed is recompiled on its next render (its cache key includes a hash of
+ * the file, read on every render: development only). Outside debug mode a changed template
+ * is picked up when the workers restart (`petrel reload`).
+ *
+ * Output is HTML-escaped by default (`{{ value }}`); `{{ value|raw }}` opts out (string
+ * literals written in the template itself are trusted and not escaped, as in Twig). Layouts,
+ * blocks and includes are Twig's (`{% extends %}`, `{% block %}`, `{% include %}`).
+ *
+ * Concurrency. Requests render concurrently in coroutines of one worker, and a render may
+ * suspend (a function or a lazy value doing I/O). Templates are therefore compiled with
+ * Twig's `use_yield` option: output is collected from generators, never through PHP's
+ * process-wide output buffers, so one request's output cannot end up in another's.
+ * Globals are shared by every request of the worker: put only worker-wide values there
+ * (app name, asset version) and pass per-request values (user, request, flash messages)
+ * in the render data.
+ *
+ * Runtime failures are Twig's: LoaderError (no such template), SyntaxError, RuntimeError.
+ */
+final class View
+{
+    private readonly Environment $twig;
+
+    /**
+     * @param string|list<string> $templateDirs directories searched in order
+     * @param string|null $cacheDir where compiled templates are written too (classic mode); null: memory only
+     * @param array<string, mixed> $globals worker-wide values every template sees
+     */
+    public function __construct(
+        string|array $templateDirs,
+        private readonly bool $debug = false,
+        ?string $cacheDir = null,
+        array $globals = [],
+    ) {
+        $dirs = (array) $templateDirs;
+        if ($dirs === []) {
+            throw new ViewError('A View needs at least one template directory');
+        }
+        foreach ($dirs as $dir) {
+            if (!\is_dir($dir)) {
+                throw new ViewError(\sprintf('Template directory "%s" does not exist', $dir));
+            }
+        }
+        $loader = $debug ? new ReloadingFilesystemLoader($dirs) : new FilesystemLoader($dirs);
+        $this->twig = new Environment($loader, [
+            'debug' => $debug,
+            'auto_reload' => $debug,
+            'strict_variables' => $debug,
+            'cache' => $cacheDir ?? false,
+            'autoescape' => 'html',
+            'use_yield' => true,
+        ]);
+        foreach ($globals as $name => $value) {
+            $this->twig->addGlobal($name, $value);
+        }
+    }
+
+    /**
+     * Renders $template with $data (plus the globals).
+     *
+     * @param array<string, mixed> $data per-request values
+     * @throws \Twig\Error\Error when the template is missing, invalid, or fails while rendering
+     */
+    public function render(string $template, array $data = []): string
+    {
+        return $this->twig->render($template, $data);
+    }
+
+    /**
+     * The rendered template as a `text/html; charset=utf-8` response.
+     *
+     * @param array<string, mixed> $data per-request values
+     * @throws \Twig\Error\Error
+     */
+    public function response(string $template, array $data = [], int $status = 200): Response
+    {
+        return Response::html($this->twig->render($template, $data), $status);
+    }
+
+    /**
+     * Adds a worker-wide value every template sees. New names only before the first render
+     * (an existing global may be changed later, but it is shared by all requests).
+     */
+    public function addGlobal(string $name, mixed $value): void
+    {
+        try {
+            $this->twig->addGlobal($name, $value);
+        } catch (\LogicException $e) {
+            throw new ViewError("Add global \"{$name}\" at boot, before the first render: " . $e->getMessage(), 0, $e);
+        }
+    }
+
+    /**
+     * Makes $function callable from templates as `name(...)`; add functions at boot, before
+     * the first render (once Twig has compiled a template it refuses new ones: ViewError). Its
+     * result is escaped like any value unless $safeHtml says it returns HTML meant to be
+     * output as is (e.g. `csrf_field()`); then escaping its input is its own job.
+     */
+    public function addFunction(string $name, callable $function, bool $safeHtml = false): void
+    {
+        try {
+            $this->twig->addFunction(new TwigFunction($name, $function, $safeHtml ? ['is_safe' => ['html']] : []));
+        } catch (\LogicException $e) {
+            throw new ViewError("Add function \"{$name}\" at boot, before the first render: " . $e->getMessage(), 0, $e);
+        }
+    }
+
+    public function isDebug(): bool
+    {
+        return $this->debug;
+    }
+
+    /** The Twig environment, for what this class does not cover (extensions, filters, loaders). */
+    public function environment(): Environment
+    {
+        return $this->twig;
+    }
+}

@@ -1,0 +1,190 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Tests\Integration\Web\Session;
+
+use Petrel\Http\ClosureHandler;
+use Petrel\Http\Request;
+use Petrel\Http\Response;
+use Petrel\Pool\PoolConfig;
+use Petrel\Redis\RedisConfig;
+use Petrel\Redis\RedisConnection;
+use Petrel\Tests\Unit\Web\Session\SessionStoreTestCase;
+use Petrel\Web\Session\Internal\SessionId;
+use Petrel\Web\Session\RedisStore;
+use Petrel\Web\Session\Session;
+use Petrel\Web\Session\SessionMiddleware;
+use Petrel\Web\Session\SessionStore;
+use PHPUnit\Framework\Attributes\CoversClass;
+
+use function Petrel\run;
+use function Petrel\sleep;
+
+/**
+ * RedisStore against the server in $REDIS_URL (database 15, keys under a prefix unique to
+ * each test, deleted afterwards). Skipped without REDIS_URL unless PETREL_REQUIRE_SERVICES=1.
+ */
+#[CoversClass(RedisStore::class)]
+final class RedisStoreTest extends SessionStoreTestCase
+{
+    private const DATABASE = 15;
+
+    private static ?string $unavailable = null;
+
+    private string $prefix = '';
+
+    protected function setUp(): void
+    {
+        parent::setUp();
+        self::$unavailable ??= self::probe();
+        if (self::$unavailable !== '') {
+            if (\getenv('PETREL_REQUIRE_SERVICES') === '1') {
+                self::fail('PETREL_REQUIRE_SERVICES=1 but Redis is not available: ' . self::$unavailable);
+            }
+            self::markTestSkipped('set REDIS_URL (e.g. redis://127.0.0.1:6379/0) to a reachable Redis server: ' . self::$unavailable);
+        }
+        $this->prefix = 'petrel-test:session:' . \bin2hex(\random_bytes(6)) . ':';
+    }
+
+    protected function tearDown(): void
+    {
+        if ($this->prefix !== '') {
+            run(function (): void {
+                $redis = RedisConnection::connect(self::config());
+                try {
+                    $keys = $redis->keys($this->prefix . '*');
+                    if ($keys !== []) {
+                        $redis->del(...$keys);
+                    }
+                } finally {
+                    $redis->close();
+                }
+            });
+        }
+        parent::tearDown();
+    }
+
+    protected function createStore(): SessionStore
+    {
+        return RedisStore::fromConfig(self::config(), $this->prefix, new PoolConfig(max: 4));
+    }
+
+    protected function disposeStore(SessionStore $store): void
+    {
+        \assert($store instanceof RedisStore);
+        $store->pool()->close();
+    }
+
+    protected function elapse(SessionStore $store, int $seconds): void
+    {
+        sleep($seconds + 0.1); // Redis keeps real time; an expired key reads as missing at once
+    }
+
+    public function testSessionsAreJsonStringsUnderThePrefixWithTheTtl(): void
+    {
+        $this->withStore(function (SessionStore $store): void {
+            $id = SessionId::generate();
+            $store->write($id, ['data' => ['name' => 'Zoë', 'n' => 1.0], 'flash' => [], 'at' => 5], 300);
+
+            $redis = RedisConnection::connect(self::config());
+            try {
+                self::assertSame('{"data":{"name":"Zoë","n":1.0},"flash":[],"at":5}', $redis->get($this->prefix . $id));
+                $ttl = $redis->ttl($this->prefix . $id);
+                self::assertGreaterThan(290, $ttl);
+                self::assertLessThanOrEqual(300, $ttl);
+                $store->destroy($id);
+                self::assertSame(0, $redis->exists($this->prefix . $id));
+            } finally {
+                $redis->close();
+            }
+        });
+    }
+
+    public function testValuesThatAreNotJsonObjectsReadAsNoSession(): void
+    {
+        $this->withStore(function (SessionStore $store): void {
+            $redis = RedisConnection::connect(self::config());
+            try {
+                $payloads = [
+                    'php-serialized object' => 'O:8:"stdClass":1:{s:1:"a";i:1;}',
+                    'truncated json' => '{"data":{"a":1}',
+                    'json string' => '"text"',
+                    'json number' => '42',
+                    'empty' => '',
+                ];
+                foreach ($payloads as $what => $payload) {
+                    $id = SessionId::generate();
+                    $redis->set($this->prefix . $id, $payload, ttl: 60);
+                    self::assertNull($store->read($id), $what);
+                }
+            } finally {
+                $redis->close();
+            }
+        });
+    }
+
+    public function testConnectionsGoBackToThePool(): void
+    {
+        $this->withStore(static function (SessionStore $store): void {
+            \assert($store instanceof RedisStore);
+            for ($i = 0; $i < 5; $i++) {
+                $id = SessionId::generate();
+                $store->write($id, ['i' => $i], 60);
+                $store->read($id);
+                $store->destroy($id);
+            }
+            $stats = $store->pool()->stats();
+            self::assertSame(1, $stats['size'], 'one connection served every sequential call');
+            self::assertSame(0, $stats['busy']);
+        });
+    }
+
+    public function testSessionMiddlewareRoundTripWithRedis(): void
+    {
+        $this->withStore(static function (SessionStore $store): void {
+            $middleware = new SessionMiddleware($store);
+            $first = $middleware->process(Request::create('POST', '/login'), new ClosureHandler(static function (Request $request): Response {
+                $session = Session::from($request);
+                $session->set('user', 12);
+                $session->flash('notice', 'Welcome');
+
+                return Response::redirect('/');
+            }));
+            $cookie = $first->getCookies()[0] ?? null;
+            self::assertNotNull($cookie);
+
+            $second = $middleware->process(
+                Request::create('GET', '/', ['Cookie' => "petrel_session={$cookie->value}"]),
+                new ClosureHandler(static fn (Request $request): Response => Response::text(
+                    Session::from($request)->get('user') . ' ' . Session::from($request)->getFlash('notice'),
+                )),
+            );
+            self::assertSame('12 Welcome', $second->getBody());
+        });
+    }
+
+    private static function config(): RedisConfig
+    {
+        return RedisConfig::fromEnv()->withDatabase(self::DATABASE);
+    }
+
+    private static function probe(): string
+    {
+        $url = \getenv('REDIS_URL');
+        if (!\is_string($url) || $url === '') {
+            return 'REDIS_URL is not set';
+        }
+        try {
+            run(static function (): void {
+                $redis = RedisConnection::connect(self::config()->withConnectTimeout(2.0));
+                $redis->ping();
+                $redis->close();
+            });
+        } catch (\Throwable $e) {
+            return $e::class . ': ' . $e->getMessage();
+        }
+
+        return '';
+    }
+}
