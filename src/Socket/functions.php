@@ -36,6 +36,7 @@ function connect(string $address, ConnectOptions $options = new ConnectOptions()
     \stream_set_blocking($stream, false);
 
     $scheduler = Scheduler::get();
+    $deadline = $scheduler->driver->now() + $options->connectTimeout;
     $suspension = $scheduler->suspension();
     $watcher = $scheduler->driver->onWritable($stream, static fn () => $suspension->resume());
     $timer = $scheduler->driver->delay($options->connectTimeout, static fn () => $suspension->throw(
@@ -58,7 +59,15 @@ function connect(string $address, ConnectOptions $options = new ConnectOptions()
 
     $socket = new StreamSocket($stream);
     if ($tls !== null) {
-        $socket->setupTls($tls, $host ?? 'localhost');
+        // The handshake shares the connect timeout: a TLS client talking to a plain-text
+        // port would otherwise wait forever for a ServerHello.
+        $remaining = \max(0.001, $deadline - $scheduler->driver->now());
+        try {
+            $scheduler->timeout($remaining, static fn () => $socket->setupTls($tls, $host ?? 'localhost'));
+        } catch (\Petrel\Coroutine\TimeoutException $timeout) {
+            $socket->close();
+            throw new ConnectException(\sprintf('TLS handshake with %s timed out (connect timeout %s s)', $address, $options->connectTimeout), 0, $timeout);
+        }
     }
 
     return $socket;

@@ -365,6 +365,28 @@ final class SocketTest extends AsyncTestCase
         });
     }
 
+    public function testTlsHandshakeWithAPlainTextServerTimesOut(): void
+    {
+        $this->async(function (): void {
+            $server = listen('127.0.0.1:0');
+            $silent = go(static function () use ($server): void {
+                $client = $server->accept();
+                \Petrel\sleep(0.5); // accepts, never speaks TLS
+                $client?->close();
+            });
+            $start = \microtime(true);
+            try {
+                connect("tls://{$server->getAddress()}", (new \Petrel\Socket\ConnectOptions(connectTimeout: 0.1))->withTls((new TlsOptions())->withoutVerification()));
+                self::fail('expected a ConnectException');
+            } catch (ConnectException $e) {
+                self::assertStringContainsString('TLS handshake with', $e->getMessage());
+            }
+            self::assertLessThan(0.4, \microtime(true) - $start);
+            $silent->join();
+            $server->close();
+        });
+    }
+
     public function testTlsClient(): void
     {
         $dir = \sys_get_temp_dir() . '/petrel-tls-' . \getmypid();
