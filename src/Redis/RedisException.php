@@ -10,7 +10,7 @@ namespace Petrel\Redis;
  * The connection is still healthy (unlike {@see RedisProtocolException}); only the
  * command failed. getMessage() is the error text as sent ("WRONGTYPE Operation …").
  */
-final class RedisException extends \RuntimeException
+final class RedisException extends \RuntimeException implements RedisFailure
 {
     private function __construct(public readonly RedisErrorReply $reply, ?\Throwable $previous)
     {

@@ -9,6 +9,6 @@ namespace Petrel\Redis;
  *
  * The stream can no longer be trusted to be in sync: the connection must be closed.
  */
-final class RedisProtocolException extends \RuntimeException
+final class RedisProtocolException extends \RuntimeException implements RedisFailure
 {
 }

@@ -1,0 +1,131 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Redis\Internal;
+
+use Petrel\Redis\RedisError;
+
+/**
+ * Builds the argument lists of the convenience commands that take options, shared by
+ * {@see \Petrel\Redis\RedisConnection} and {@see \Petrel\Redis\RedisPipeline}; and guards
+ * command() against the commands that would change the connection's mode behind its back.
+ *
+ * @internal
+ */
+final class CommandArgs
+{
+    /** Commands refused by command(), with what to use instead. */
+    private const RESERVED = [
+        'SUBSCRIBE' => 'subscribe()',
+        'PSUBSCRIBE' => 'psubscribe()',
+        'SSUBSCRIBE' => 'a dedicated client (sharded pub/sub is not supported)',
+        'MONITOR' => 'redis-cli (MONITOR turns the connection into a stream)',
+        'MULTI' => 'transaction()',
+        'EXEC' => 'transaction()',
+        'DISCARD' => 'transaction() (a closure that throws discards)',
+        'HELLO' => 'RedisConfig::withProtocol() (the protocol is fixed per connection)',
+        'RESET' => 'a new connection',
+    ];
+
+    private function __construct()
+    {
+    }
+
+    /** @throws RedisError when $name is a command that command() must not send */
+    public static function guard(string $name): void
+    {
+        $upper = \strtoupper($name);
+        if (isset(self::RESERVED[$upper])) {
+            throw new RedisError(\sprintf(
+                'Redis %s cannot be sent through command(): it changes the state of the connection; use %s',
+                $upper,
+                self::RESERVED[$upper],
+            ));
+        }
+    }
+
+    /**
+     * @param int|float|null $ttl seconds: an int is sent as EX, a float as PX (milliseconds)
+     * @return list<string|int|float>
+     */
+    public static function set(string $key, string|int|float $value, int|float|null $ttl, bool $nx, bool $xx): array
+    {
+        $args = ['SET', $key, $value];
+        if ($ttl !== null) {
+            if (!($ttl > 0)) {
+                throw new \ValueError("SET: the ttl must be > 0 seconds, {$ttl} given");
+            }
+            if (\is_int($ttl)) {
+                \array_push($args, 'EX', $ttl);
+            } else {
+                \array_push($args, 'PX', \max(1, (int) \round($ttl * 1000)));
+            }
+        }
+        if ($nx && $xx) {
+            throw new \ValueError('SET: nx and xx exclude each other');
+        }
+        if ($nx) {
+            $args[] = 'NX';
+        } elseif ($xx) {
+            $args[] = 'XX';
+        }
+
+        return $args;
+    }
+
+    /**
+     * ['HSET', key, f1, v1, …] or ['MSET', k1, v1, …] from [field => value].
+     *
+     * @param array<array-key, string|int|float> $pairs
+     * @return list<string|int|float>
+     */
+    public static function withPairs(string $command, ?string $key, array $pairs): array
+    {
+        $args = $key === null ? [$command] : [$command, $key];
+        foreach ($pairs as $field => $value) {
+            $args[] = (string) $field;
+            $args[] = $value;
+        }
+
+        return $args;
+    }
+
+    /**
+     * @param array<array-key, int|float> $scores [member => score]
+     * @return list<string|int|float>
+     */
+    public static function zadd(string $key, array $scores): array
+    {
+        $args = ['ZADD', $key];
+        foreach ($scores as $member => $score) {
+            $args[] = $score;
+            $args[] = (string) $member;
+        }
+
+        return $args;
+    }
+
+    /** @return list<string|int> */
+    public static function zrange(string $key, int $start, int $stop, bool $withScores): array
+    {
+        return $withScores ? ['ZRANGE', $key, $start, $stop, 'WITHSCORES'] : ['ZRANGE', $key, $start, $stop];
+    }
+
+    /** @return list<string|int> */
+    public static function scan(string|int $cursor, ?string $match, ?int $count, ?string $type): array
+    {
+        $args = ['SCAN', $cursor];
+        if ($match !== null) {
+            \array_push($args, 'MATCH', $match);
+        }
+        if ($count !== null) {
+            \array_push($args, 'COUNT', $count);
+        }
+        if ($type !== null) {
+            \array_push($args, 'TYPE', $type);
+        }
+
+        return $args;
+    }
+}
