@@ -149,6 +149,10 @@ final class Server
             } finally {
                 $this->syncLock->release();
             }
+        } catch (HttpException $error) {
+            // Bad input found while the handler read the request (a malformed form body,
+            // an oversized upload): the client's fault, answered as the parser would.
+            return Response::text("{$error->getStatus()} {$error->getReason()}\n", $error->getStatus());
         } catch (Throwable $error) {
             ($this->errorLogger)($error, $request);
 

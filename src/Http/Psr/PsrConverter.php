@@ -36,7 +36,7 @@ final class PsrConverter
             ->withProtocolVersion($request->getProtocolVersion())
             ->withQueryParams($request->getQuery())
             ->withCookieParams($request->getCookies())
-            ->withBody($this->factory->createStreamFromResource($request->getBodyStream()));
+            ->withBody($this->factory->createStreamFromResource(self::copyOf($request->getBodyStream())));
         foreach ($request->getHeaders() as $name => $values) {
             $psr = $psr->withHeader($name, $values);
         }
@@ -98,6 +98,27 @@ final class PsrConverter
         }
 
         return $psr;
+    }
+
+    /**
+     * PSR-7 streams close their resource when destroyed: hand them a copy, never the
+     * Request's own body stream (code after the PSR handler may still read it).
+     *
+     * @param resource $stream
+     * @return resource
+     */
+    private static function copyOf(mixed $stream): mixed
+    {
+        $copy = \fopen('php://temp/maxmemory:1048576', 'w+b');
+        if ($copy === false) {
+            throw new \RuntimeException('Cannot create a temporary stream for the PSR-7 request body');
+        }
+        \rewind($stream);
+        \stream_copy_to_stream($stream, $copy);
+        \rewind($stream);
+        \rewind($copy);
+
+        return $copy;
     }
 
     /**
