@@ -42,6 +42,7 @@ final class Application
           --header-timeout=S    seconds for a request head to arrive (slowloris), default 60
           --idle-timeout=S      seconds a keep-alive connection may idle, default 75
           --access-log[=PATH]   one line per request (default stderr)
+          --static=DIR          serve files under DIR for GET/HEAD; other paths reach APP
           --gzip                compress text responses when the client accepts it
           --debug               exception details in 500 responses
         TXT;

@@ -27,6 +27,7 @@ final class StartOptions
         public readonly float $gracefulTimeout,
         public readonly float $headerTimeout = 60.0,
         public readonly float $idleTimeout = 75.0,
+        public readonly ?string $staticDir = null,
     ) {
     }
 
@@ -37,7 +38,7 @@ final class StartOptions
      */
     public static function parse(array $arguments, array $flags, array $env): self
     {
-        $known = ['listen', 'workers', 'mode', 'max-requests', 'pid-file', 'daemon', 'reuse-port', 'debug', 'gzip', 'access-log', 'log-file', 'max-body', 'graceful-timeout', 'header-timeout', 'idle-timeout'];
+        $known = ['listen', 'workers', 'mode', 'max-requests', 'pid-file', 'daemon', 'reuse-port', 'debug', 'gzip', 'access-log', 'log-file', 'max-body', 'graceful-timeout', 'header-timeout', 'idle-timeout', 'static'];
         foreach (\array_keys($flags) as $flag) {
             if (!\in_array($flag, $known, true)) {
                 throw new ConsoleException("Unknown option --{$flag} for start (see bin/petrel --help)");
@@ -79,6 +80,7 @@ final class StartOptions
             gracefulTimeout: self::seconds('graceful-timeout', $value('graceful-timeout', null, '30')),
             headerTimeout: self::seconds('header-timeout', $value('header-timeout', null, '60')),
             idleTimeout: self::seconds('idle-timeout', $value('idle-timeout', null, '75')),
+            staticDir: isset($flags['static']) ? self::directory('static', $value('static', null, '')) : null,
         );
     }
 
@@ -109,6 +111,17 @@ final class StartOptions
         }
 
         return (float) $value;
+    }
+
+    /** The directory's absolute path, so it does not depend on the working directory. */
+    private static function directory(string $flag, string $value): string
+    {
+        $path = $value === '' ? false : \realpath($value);
+        if ($path === false || !\is_dir($path)) {
+            throw new ConsoleException("--{$flag} must be an existing directory, got \"{$value}\"");
+        }
+
+        return $path;
     }
 
     private static function bytes(string $value): int

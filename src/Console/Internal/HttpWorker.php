@@ -11,6 +11,7 @@ use Petrel\Coroutine\Scheduler;
 use Petrel\Http\HttpLimits;
 use Petrel\Http\Server;
 use Petrel\Http\ServerConfig;
+use Petrel\Http\StaticFiles;
 use Petrel\Process\WorkerContext;
 use Petrel\Socket\ServerOptions;
 use Petrel\Socket\SocketServer;
@@ -18,9 +19,9 @@ use Petrel\Socket\SocketServer;
 use function Petrel\run;
 
 /**
- * The entry of an HTTP worker process: boot the APP, serve on the listening socket
- * inherited from the master (or bound here with SO_REUSEPORT), report status, stop
- * gracefully on SIGTERM/SIGINT, recycle itself after --max-requests.
+ * The entry of an HTTP worker process: boot the APP (behind the --static files, if given),
+ * serve on the listening socket inherited from the master (or bound here with SO_REUSEPORT),
+ * report status, stop gracefully on SIGTERM/SIGINT, recycle itself after --max-requests.
  *
  * @internal
  */
@@ -39,6 +40,9 @@ final class HttpWorker
             // In a coroutine, so what the APP does at boot (connect, migrate, warm caches)
             // can use coroutine I/O, and connections it leases go back to their pools.
             $handler = run(fn () => AppLoader::load($this->options->app));
+            if ($this->options->staticDir !== null) {
+                $handler = new StaticFiles($this->options->staticDir, $handler);
+            }
             $listener = $this->listener !== null
                 ? new SocketServer($this->listener)
                 : SocketServer::listen($this->options->listen, (new ServerOptions(backlog: 1024))->withReusePort());
