@@ -1,0 +1,253 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Web;
+
+use Closure;
+use Petrel\Coroutine\Context;
+use Petrel\Http\HttpException;
+use Petrel\Http\Request;
+use Petrel\Http\RequestHandler;
+use Petrel\Http\Response;
+use Petrel\Web\Container\Container;
+use Petrel\Web\Container\Scope;
+use Petrel\Web\Error\ErrorRenderer;
+use Petrel\Web\Error\HttpError;
+use Petrel\Web\Internal\FallbackContainer;
+use Petrel\Web\Internal\MiddlewareLink;
+use Petrel\Web\Internal\MiddlewareResolver;
+use Petrel\Web\Internal\RoutingHandler;
+use Petrel\Web\Routing\Internal\RouteTable;
+use Petrel\Web\Routing\Route;
+use Petrel\Web\Routing\RouteError;
+use Petrel\Web\Routing\RouteGroup;
+use Petrel\Web\Routing\Router;
+use Petrel\Web\Routing\UrlGenerator;
+use Psr\Container\ContainerInterface;
+use Psr\Http\Server\MiddlewareInterface;
+use Throwable;
+
+/**
+ * A web application: routes, middleware and a container, as one request handler. Built
+ * once per worker at boot; the routes compile on the first request (or compile()), after
+ * which registering more is an error. Then it serves many requests concurrently: nothing
+ * per request is kept in its properties.
+ *
+ * A request goes: global middleware → routing → group middleware (outer group first) →
+ * route middleware → handler, and the response back out the same way. Around it all,
+ * handle() opens the request scope (Petrel\Web\Container\Scope in Context, holding the
+ * Request) and closes it when the response is returned, and turns exceptions into error
+ * responses (ErrorRenderer, HTML or JSON by Accept): an HttpError keeps its status, a
+ * Petrel\Http\HttpException (a malformed form body, say) too, routing gives 404/405 (with
+ * Allow)/400, anything else is a 500 with details only when $debug, reported to the error
+ * logger (STDERR by default).
+ *
+ * Errors are rendered outermost, so global middleware sees them as exceptions (it may
+ * catch them: a custom 404 page, error reporting) and never runs its "after" part for a
+ * request that failed. The scope closes when handle() returns: the generator of a streamed
+ * response runs later and must not use request-scoped services. HEAD requests run the GET
+ * handler; the server drops the body.
+ *
+ * See Routing\Router for the matching rules, Internal\ArgumentPlan for what handlers get
+ * injected, Internal\ResponseConverter for what they may return.
+ */
+final class App implements RequestHandler
+{
+    private readonly ContainerInterface $container;
+
+    private readonly RouteTable $table;
+
+    private readonly RouteGroup $routes;
+
+    private readonly MiddlewareResolver $resolver;
+
+    private readonly ErrorRenderer $errors;
+
+    /** @var list<Middleware|MiddlewareInterface|Closure|string> */
+    private array $middleware = [];
+
+    private ?RequestHandler $pipeline = null;
+
+    private ?UrlGenerator $urls = null;
+
+    /** @var Closure(Throwable, Request): void */
+    private Closure $errorLogger;
+
+    /**
+     * @param ContainerInterface|null $container where handler classes, services and middleware
+     *        class names come from; by default a new Petrel\Web\Container\Container
+     * @param bool $debug show exception details in 500 responses; never in production
+     */
+    public function __construct(?ContainerInterface $container = null, private readonly bool $debug = false)
+    {
+        $this->container = $container ?? (\class_exists(Container::class) ? new Container() : new FallbackContainer());
+        $this->table = new RouteTable();
+        $this->routes = new RouteGroup($this->table);
+        $this->resolver = new MiddlewareResolver($this->container);
+        $this->errors = new ErrorRenderer();
+        $this->errorLogger = static function (Throwable $error, Request $request): void {
+            \fwrite(\STDERR, \sprintf(
+                "[%s] petrel: %s %s failed: %s\n",
+                \date('Y-m-d H:i:s'),
+                $request->getMethod(),
+                $request->getTarget(),
+                $error,
+            ));
+        };
+    }
+
+    public function get(string $pattern, mixed $handler): Route
+    {
+        return $this->routes->get($pattern, $handler);
+    }
+
+    public function post(string $pattern, mixed $handler): Route
+    {
+        return $this->routes->post($pattern, $handler);
+    }
+
+    public function put(string $pattern, mixed $handler): Route
+    {
+        return $this->routes->put($pattern, $handler);
+    }
+
+    public function patch(string $pattern, mixed $handler): Route
+    {
+        return $this->routes->patch($pattern, $handler);
+    }
+
+    public function delete(string $pattern, mixed $handler): Route
+    {
+        return $this->routes->delete($pattern, $handler);
+    }
+
+    public function options(string $pattern, mixed $handler): Route
+    {
+        return $this->routes->options($pattern, $handler);
+    }
+
+    /** A route for every method; routes for a specific method on the same path win. */
+    public function any(string $pattern, mixed $handler): Route
+    {
+        return $this->routes->any($pattern, $handler);
+    }
+
+    /** @param string|list<string> $methods "*" for any */
+    public function map(string|array $methods, string $pattern, mixed $handler): Route
+    {
+        return $this->routes->map($methods, $pattern, $handler);
+    }
+
+    /**
+     * Routes under a prefix sharing middleware: group('/admin', fn (RouteGroup $g) => ..., [Auth::class]).
+     *
+     * @param Closure(RouteGroup): mixed $define
+     * @param list<Middleware|MiddlewareInterface|Closure|string> $middleware
+     */
+    public function group(string $prefix, Closure $define, array $middleware = []): RouteGroup
+    {
+        return $this->routes->group($prefix, $define, $middleware);
+    }
+
+    /**
+     * Global middleware, run for every request (404s and 405s included) before routing, in
+     * the order added. Instances, PSR-15 instances, Closure(Request, RequestHandler):
+     * Response, or container ids resolved once — shared by all requests, so stateless.
+     */
+    public function middleware(Middleware|MiddlewareInterface|Closure|string ...$middleware): self
+    {
+        $this->table->assertOpen('add global middleware');
+        \array_push($this->middleware, ...$middleware);
+
+        return $this;
+    }
+
+    /** Where unexpected exceptions (the 500s) are reported, with the request; STDERR by default. */
+    public function setErrorLogger(Closure $logger): void
+    {
+        $this->errorLogger = $logger;
+    }
+
+    /**
+     * The path of a named route, with $query appended (see Routing\UrlGenerator).
+     *
+     * @param array<string, string|int|float|\Stringable> $params
+     * @param array<mixed> $query
+     * @throws RouteError for an unknown name or unusable parameters
+     */
+    public function url(string $name, array $params = [], array $query = []): string
+    {
+        $urls = $this->urls ?? new UrlGenerator($this->table->all());
+
+        return $urls->generate($name, $params, $query);
+    }
+
+    public function container(): ContainerInterface
+    {
+        return $this->container;
+    }
+
+    /**
+     * Compiles the routes and resolves the global middleware; handle() does it on the first
+     * request. Afterwards routes and middleware can no longer be added.
+     *
+     * @throws RouteError for conflicting routes or names
+     */
+    public function compile(): void
+    {
+        if ($this->pipeline !== null) {
+            return;
+        }
+        $routes = $this->table->all();
+        $router = new Router($routes);
+        $urls = new UrlGenerator($routes);
+        $fixed = [self::class => $this, ContainerInterface::class => $this->container];
+        $routing = new RoutingHandler($router, $this->resolver, $this->container, $fixed);
+        $pipeline = MiddlewareLink::chain($this->resolver->resolveAll($this->middleware), $routing);
+        $this->table->freeze();
+        [$this->urls, $this->pipeline] = [$urls, $pipeline];
+    }
+
+    public function handle(Request $request): Response
+    {
+        if ($this->pipeline === null) {
+            $this->compile();
+        }
+        \assert($this->pipeline !== null);
+        $outer = Context::get(Scope::CONTEXT_KEY);
+        $scope = new Scope();
+        $scope->set(Request::class, $request);
+        Context::set(Scope::CONTEXT_KEY, $scope);
+        try {
+            return $this->pipeline->handle($request);
+        } catch (Throwable $error) {
+            return $this->renderError($error, $request);
+        } finally {
+            $this->closeScope($scope, $outer, $request);
+        }
+    }
+
+    /** Closes the request scope; a failing cleanup hook is logged, not turned into a 500. */
+    private function closeScope(Scope $scope, mixed $outer, Request $request): void
+    {
+        try {
+            $scope->close();
+        } catch (Throwable $error) {
+            ($this->errorLogger)($error, $request);
+        } finally {
+            $outer === null ? Context::delete(Scope::CONTEXT_KEY) : Context::set(Scope::CONTEXT_KEY, $outer);
+        }
+    }
+
+    private function renderError(Throwable $error, Request $request): Response
+    {
+        if ($error instanceof HttpException) {
+            $error = new HttpError($error->getStatus(), $error->getReason(), [], $error);
+        } elseif (!$error instanceof HttpError) {
+            ($this->errorLogger)($error, $request);
+        }
+
+        return $this->errors->render($error, $request, $this->debug);
+    }
+}

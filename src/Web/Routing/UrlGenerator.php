@@ -1,0 +1,104 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Web\Routing;
+
+use Petrel\Web\Routing\Internal\RouteParser;
+
+/**
+ * Builds paths for named routes: url('user', ['id' => 5], ['tab' => 'posts']) gives
+ * "/users/5?tab=posts". Values are percent-encoded (rawurlencode, so "/" in a value becomes
+ * "%2F" and comes back decoded as the same parameter), then checked against the
+ * placeholder's constraint — the text the router would match. For optional segments the
+ * shortest variant holding every given parameter is used. A missing, unknown or
+ * non-matching parameter is a RouteError: a broken link is a bug, not a runtime condition.
+ */
+final class UrlGenerator
+{
+    /** @var array<string, Route> */
+    private readonly array $named;
+
+    /**
+     * @param list<Route> $routes
+     * @throws RouteError when two routes have the same name
+     */
+    public function __construct(array $routes)
+    {
+        $named = [];
+        foreach ($routes as $route) {
+            $name = $route->getName();
+            if ($name === null) {
+                continue;
+            }
+            if (isset($named[$name])) {
+                throw new RouteError(\sprintf(
+                    'Route name "%s" is used twice: %s and %s',
+                    $name,
+                    $named[$name]->getPattern(),
+                    $route->getPattern(),
+                ));
+            }
+            $named[$name] = $route;
+        }
+        $this->named = $named;
+    }
+
+    /**
+     * @param array<string, string|int|float|\Stringable> $params placeholder values, not encoded
+     * @param array<mixed> $query appended as "?…" (RFC 3986 encoding) when not empty
+     * @throws RouteError for an unknown route name or unusable parameters
+     */
+    public function generate(string $name, array $params = [], array $query = []): string
+    {
+        $route = $this->named[$name] ?? throw new RouteError("No route is named \"{$name}\"");
+        $variants = $route->variants();
+        $describe = "route \"{$name}\" ({$route->getPattern()})";
+        $given = \array_map('strval', \array_keys($params));
+        $unknown = \array_diff($given, RouteParser::names($variants[\count($variants) - 1]));
+        if ($unknown !== []) {
+            throw new RouteError(\sprintf('Unknown parameter(s) "%s" for %s', \implode('", "', $unknown), $describe));
+        }
+        foreach ($variants as $variant) {
+            if (\array_diff($given, RouteParser::names($variant)) === []) {
+                break;
+            }
+        }
+        $missing = \array_diff(RouteParser::names($variant), $given);
+        if ($missing !== []) {
+            throw new RouteError(\sprintf('Missing parameter(s) "%s" for %s', \implode('", "', $missing), $describe));
+        }
+
+        $path = '';
+        foreach ($variant as $part) {
+            $path .= \is_string($part) ? $part : self::encode($part[0], $part[1], $params[$part[0]], $describe);
+        }
+        if ($query === []) {
+            return $path;
+        }
+        $queryString = \http_build_query($query, '', '&', \PHP_QUERY_RFC3986);
+
+        return $queryString === '' ? $path : $path . '?' . $queryString;
+    }
+
+    private static function encode(string $name, string $regex, mixed $value, string $describe): string
+    {
+        if (!\is_string($value) && !\is_int($value) && !\is_float($value) && !$value instanceof \Stringable) {
+            $type = \get_debug_type($value);
+            throw new RouteError("Parameter \"{$name}\" for {$describe} must be a string or number, got {$type}");
+        }
+        $encoded = \rawurlencode((string) $value);
+        if (\preg_match("\x01^(?:{$regex})\\z\x01", $encoded) !== 1) {
+            throw new RouteError(\sprintf(
+                'Parameter "%s" for %s must match %s, got "%s"%s',
+                $name,
+                $describe,
+                $regex,
+                (string) $value,
+                $encoded !== (string) $value ? " (encoded \"{$encoded}\")" : '',
+            ));
+        }
+
+        return $encoded;
+    }
+}
