@@ -1,0 +1,160 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Web\Validation\Internal;
+
+/**
+ * The checks behind the rule names: casts for the type rules, then constraints, each
+ * returning the message for a failure (null when the value passes). Messages read
+ * "The {label} field …", the label being the field name with "_" and "." as spaces.
+ *
+ * @internal
+ */
+final class RuleChecks
+{
+    private const TRUE = [true, 1, '1', 'true', 'on', 'yes'];
+    private const FALSE = [false, 0, '0', 'false', 'off', 'no'];
+
+    /**
+     * Checks $value against a type rule and casts it: numeric strings to int/float, form
+     * booleans ("1", "on", "true", "0", "off", "false", …) to bool.
+     *
+     * @return array{bool, mixed} [passes, cast value]
+     */
+    public static function cast(string $type, mixed $value): array
+    {
+        return match ($type) {
+            'string' => [\is_string($value), $value],
+            'array' => [\is_array($value), $value],
+            'int' => self::toInt($value),
+            'float' => \is_int($value) || \is_float($value) || (\is_string($value) && \is_numeric($value))
+                ? [\is_finite((float) $value), (float) $value] : [false, $value],
+            'bool' => \in_array($value, self::TRUE, true) ? [true, true]
+                : (\in_array($value, self::FALSE, true) ? [true, false] : [false, $value]),
+            default => throw new \LogicException("Unknown type rule {$type}"),
+        };
+    }
+
+    public static function typeMessage(string $type, string $label): string
+    {
+        return match ($type) {
+            'string' => "The {$label} field must be a string.",
+            'array' => "The {$label} field must be an array.",
+            'int' => "The {$label} field must be an integer.",
+            'float' => "The {$label} field must be a number.",
+            default => "The {$label} field must be true or false.",
+        };
+    }
+
+    /**
+     * @param list<string> $parameters
+     * @param array<mixed> $input the whole input (for "confirmed")
+     */
+    public static function check(string $rule, array $parameters, mixed $value, string $field, array $input, bool $numeric): ?string
+    {
+        $label = self::label($field);
+
+        return match ($rule) {
+            'email' => \is_string($value) && \filter_var($value, \FILTER_VALIDATE_EMAIL) !== false
+                ? null : "The {$label} field must be a valid email address.",
+            'url' => self::isUrl($value, $parameters === [] ? ['http', 'https'] : $parameters)
+                ? null : "The {$label} field must be a valid URL.",
+            'min', 'max', 'between' => self::size($rule, $parameters, $value, $label, $numeric),
+            'in' => \is_scalar($value) && \in_array(self::text($value), $parameters, true)
+                ? null : "The selected {$label} is invalid.",
+            'regex' => \is_scalar($value) && \preg_match($parameters[0], self::text($value)) === 1
+                ? null : "The {$label} field format is invalid.",
+            'confirmed' => self::confirmation($input, $field) === InputPath::get($input, $field)[1]
+                ? null : "The {$label} field confirmation does not match.",
+            'date' => self::isDate($value, $parameters[0] ?? 'Y-m-d')
+                ? null : "The {$label} field must be a valid date in the format " . ($parameters[0] ?? 'Y-m-d') . '.',
+            default => throw new \LogicException("Unknown rule {$rule}"),
+        };
+    }
+
+    public static function label(string $field): string
+    {
+        return \str_replace(['_', '.'], ' ', $field);
+    }
+
+    /** @return array{bool, mixed} */
+    private static function toInt(mixed $value): array
+    {
+        if (\is_int($value)) {
+            return [true, $value];
+        }
+        if (\is_string($value) && \preg_match('/^[+-]?\d+$/', $value) === 1) {
+            $digits = \ltrim(\ltrim($value, '+-'), '0');
+            $normalized = $digits === '' ? '0' : ($value[0] === '-' ? '-' : '') . $digits;
+            $int = (int) $value;
+            if ((string) $int === $normalized) { // not when (int) saturated: out of range
+                return [true, $int];
+            }
+        }
+
+        return [false, $value];
+    }
+
+    /** @param list<string> $parameters */
+    private static function size(string $rule, array $parameters, mixed $value, string $label, bool $numeric): ?string
+    {
+        [$measure, $unit] = match (true) {
+            $numeric, \is_int($value), \is_float($value) => [\is_int($value) || \is_float($value) ? $value : null, ''],
+            \is_array($value) => [\count($value), ' items'],
+            \is_string($value) => [\function_exists('mb_strlen') ? \mb_strlen($value, 'UTF-8') : \strlen($value), ' characters'],
+            default => [null, ''],
+        };
+        $low = (float) $parameters[0];
+        $high = (float) ($parameters[1] ?? $parameters[0]);
+        $passes = $measure !== null && match ($rule) {
+            'min' => $measure >= $low,
+            'max' => $measure <= $low,
+            default => $measure >= $low && $measure <= $high,
+        };
+        if ($passes) {
+            return null;
+        }
+        $have = $unit === ' items' ? 'have' : 'be';
+
+        return match ($rule) {
+            'min' => "The {$label} field must {$have} at least {$parameters[0]}{$unit}.",
+            'max' => $unit === ' items'
+                ? "The {$label} field must not have more than {$parameters[0]} items."
+                : "The {$label} field must not be greater than {$parameters[0]}{$unit}.",
+            default => "The {$label} field must {$have} between {$parameters[0]} and {$parameters[1]}{$unit}.",
+        };
+    }
+
+    /** @param list<string> $schemes */
+    private static function isUrl(mixed $value, array $schemes): bool
+    {
+        if (!\is_string($value) || \filter_var($value, \FILTER_VALIDATE_URL) === false) {
+            return false;
+        }
+        $scheme = \parse_url($value, \PHP_URL_SCHEME);
+
+        return \is_string($scheme) && \in_array(\strtolower($scheme), $schemes, true);
+    }
+
+    private static function isDate(mixed $value, string $format): bool
+    {
+        if (!\is_string($value)) {
+            return false;
+        }
+        $date = \DateTimeImmutable::createFromFormat('!' . $format, $value);
+
+        return $date !== false && $date->format($format) === $value;
+    }
+
+    /** @param array<mixed> $input */
+    private static function confirmation(array $input, string $field): mixed
+    {
+        return InputPath::get($input, $field . '_confirmation')[1];
+    }
+
+    private static function text(bool|int|float|string $value): string
+    {
+        return \is_bool($value) ? ($value ? '1' : '0') : (string) $value;
+    }
+}

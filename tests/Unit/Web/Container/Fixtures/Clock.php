@@ -1,0 +1,9 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Tests\Unit\Web\Container\Fixtures;
+
+interface Clock
+{
+}

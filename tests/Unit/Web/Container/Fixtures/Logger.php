@@ -1,0 +1,10 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Tests\Unit\Web\Container\Fixtures;
+
+interface Logger
+{
+    public function log(string $line): void;
+}

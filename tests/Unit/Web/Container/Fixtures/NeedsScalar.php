@@ -1,0 +1,12 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Tests\Unit\Web\Container\Fixtures;
+
+final class NeedsScalar
+{
+    public function __construct(public readonly string $name)
+    {
+    }
+}
