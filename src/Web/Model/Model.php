@@ -1,0 +1,320 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Web\Model;
+
+use DateTimeImmutable;
+use Petrel\Web\Model\Internal\Cast;
+
+/**
+ * A row of a table as an object (active record).
+ *
+ *     final class User extends Model
+ *     {
+ *         protected static string $table = 'users';
+ *         protected static array $casts = ['id' => 'int', 'active' => 'bool', 'meta' => 'json'];
+ *         protected static array $fillable = ['name', 'email'];
+ *     }
+ *     Model::setDatabase($db);                       // once per worker
+ *     $user = User::create(['name' => 'Ada', 'email' => 'ada@example.com']);
+ *     $user->name = 'Ada L.'; $user->save();         // UPDATE of the changed column only
+ *     $page = User::where('active', true)->orderBy('name')->paginate(2, 20);
+ *
+ * Attributes are read and written as properties ($user->name) or with get()/set(); casts
+ * apply on both: int, float, bool, string, datetime (DateTimeImmutable, stored as
+ * 'Y-m-d H:i:s' in the default timezone), json (decoded), decimal and decimal:N (numeric
+ * strings); a value that cannot take its cast is a ModelError. Declare the columns as `@property` tags
+ * on the class for static analysis and IDEs. Mass assignment (constructor, fill(),
+ * create()) takes only the $fillable attributes and silently drops the rest, so request
+ * input can be passed as is; set() is not restricted. Models hold no connection: each
+ * query goes through the Database, which leases one connection per coroutine, so models
+ * are safe in concurrent requests and take part in the current Database::transaction().
+ */
+abstract class Model implements \JsonSerializable
+{
+    use Internal\DatabaseResolver;
+    use Internal\Relations;
+
+    /** The table; '' derives it from the class name: BlogPost → blog_posts. */
+    protected static string $table = '';
+    protected static string $primaryKey = 'id';
+    /** @var array<string, string> attribute => int|float|bool|string|datetime|json|decimal[:N] */
+    protected static array $casts = [];
+    /** @var list<string> attributes that mass assignment may set */
+    protected static array $fillable = [];
+    /** @var list<string> attributes left out of toArray() and JSON */
+    protected static array $hidden = [];
+    /** Fill created_at on insert and updated_at on every save (cast as datetime). */
+    protected static bool $timestamps = false;
+
+    /** @var array<string, mixed> */
+    private array $attributes = [];
+    /** @var array<string, mixed> the attributes as last loaded or saved */
+    private array $original = [];
+    private bool $persisted = false;
+
+    /** @param array<string, mixed> $attributes mass-assigned (fillable only) */
+    final public function __construct(array $attributes = [])
+    {
+        $this->fill($attributes);
+    }
+
+    public static function tableName(): string
+    {
+        if (static::$table !== '') {
+            return static::$table;
+        }
+        $short = \substr((string) \strrchr('\\' . static::class, '\\'), 1);
+
+        return \strtolower((string) \preg_replace('/(?<=[a-z0-9])([A-Z])/', '_$1', $short)) . 's';
+    }
+
+    /** @return Query<static> a query on the table that returns models */
+    public static function query(): Query
+    {
+        return Query::on(static::database())->table(static::tableName())->map(static fn (array $row): static => self::fromRow($row));
+    }
+
+    /**
+     * static::query()->where(…).
+     *
+     * @param string|Raw|\Closure(Query<static>): Query<static>|array<string, mixed> $column
+     * @return Query<static>
+     */
+    public static function where(string|Raw|\Closure|array $column, mixed $operator = null, mixed $value = null): Query
+    {
+        return static::query()->where(...\func_get_args());
+    }
+
+    /** @return list<static> */
+    public static function all(): array
+    {
+        return static::query()->get();
+    }
+
+    public static function find(int|string $key): ?static
+    {
+        return static::query()->where(static::$primaryKey, $key)->first();
+    }
+
+    /** @throws ModelNotFoundException (a 404 when it escapes a request) */
+    public static function findOrFail(int|string $key): static
+    {
+        return static::find($key) ?? throw new ModelNotFoundException(static::class, $key);
+    }
+
+    /** @param array<string, mixed> $attributes mass-assigned (fillable only), then saved */
+    public static function create(array $attributes): static
+    {
+        $model = new static($attributes);
+        $model->save();
+
+        return $model;
+    }
+
+    /** @param array<string, mixed> $attributes only the fillable ones are set */
+    public function fill(array $attributes): static
+    {
+        foreach (\array_intersect_key($attributes, \array_flip(static::$fillable)) as $key => $value) {
+            $this->set($key, $value);
+        }
+
+        return $this;
+    }
+
+    public function get(string $key): mixed
+    {
+        return $this->attributes[$key] ?? null;
+    }
+
+    public function set(string $key, mixed $value): static
+    {
+        $this->attributes[$key] = Cast::fromInput(self::castOf($key), $value, $key);
+
+        return $this;
+    }
+
+    public function __get(string $key): mixed
+    {
+        return $this->get($key);
+    }
+
+    public function __set(string $key, mixed $value): void
+    {
+        $this->set($key, $value);
+    }
+
+    public function __isset(string $key): bool
+    {
+        return isset($this->attributes[$key]);
+    }
+
+    public function __unset(string $key): void
+    {
+        unset($this->attributes[$key]);
+    }
+
+    public function key(): int|string|null
+    {
+        $key = $this->attributes[static::$primaryKey] ?? null;
+
+        return \is_int($key) || \is_string($key) ? $key : null;
+    }
+
+    /** Whether the model has a row in the table (it was loaded or saved, and not deleted). */
+    public function exists(): bool
+    {
+        return $this->persisted;
+    }
+
+    /** Whether $key (or any attribute) differs from what was last loaded or saved. */
+    public function isDirty(?string $key = null): bool
+    {
+        $dirty = $this->dirty();
+
+        return $key === null ? $dirty !== [] : \array_key_exists($key, $dirty);
+    }
+
+    /** @return array<string, mixed> the changed attributes */
+    public function dirty(): array
+    {
+        $dirty = [];
+        foreach ($this->attributes as $key => $value) {
+            $cast = self::castOf($key);
+            if (!\array_key_exists($key, $this->original) || Cast::toDatabase($cast, $value) !== Cast::toDatabase($cast, $this->original[$key])) {
+                $dirty[$key] = $value;
+            }
+        }
+
+        return $dirty;
+    }
+
+    /**
+     * INSERT (a new model; reads back a generated primary key) or UPDATE of the dirty
+     * attributes (none: no query).
+     */
+    public function save(): void
+    {
+        $now = static::$timestamps ? self::now() : null;
+        if (!$this->persisted) {
+            if ($now !== null) {
+                $this->attributes['created_at'] ??= $now;
+                $this->attributes['updated_at'] ??= $now;
+            }
+            $row = $this->databaseValues($this->attributes);
+            $pk = static::$primaryKey;
+            if (($row[$pk] ?? null) !== null) {
+                static::query()->insert($row);
+            } else {
+                unset($row[$pk]);
+                $this->attributes[$pk] = Cast::fromDatabase(self::castOf($pk), static::query()->insertGetId($row, $pk), $pk);
+            }
+        } else {
+            $dirty = $this->dirty();
+            if ($dirty === []) {
+                return;
+            }
+            if ($now !== null && !isset($dirty['updated_at'])) {
+                $dirty['updated_at'] = $this->attributes['updated_at'] = $now;
+            }
+            $this->whereKey()->update($this->databaseValues($dirty));
+        }
+        $this->persisted = true;
+        $this->original = $this->attributes;
+    }
+
+    /** Deletes the row; false if it was already gone. The object keeps its attributes. */
+    public function delete(): bool
+    {
+        if (!$this->persisted) {
+            return false;
+        }
+        $deleted = $this->whereKey()->delete() > 0;
+        $this->persisted = false;
+
+        return $deleted;
+    }
+
+    /** Reloads every attribute from the table, dropping unsaved changes. */
+    public function refresh(): static
+    {
+        $row = Query::on(static::database())->table(static::tableName())->where(static::$primaryKey, $this->requireKey())->first();
+        if ($row === null) {
+            throw new ModelNotFoundException(static::class, $this->key());
+        }
+        $this->load($row);
+
+        return $this;
+    }
+
+    /** @return array<string, mixed> the attributes but the hidden ones, dates as ISO 8601 */
+    public function toArray(): array
+    {
+        $values = \array_diff_key($this->attributes, \array_flip(static::$hidden));
+
+        return \array_map(Cast::toJson(...), $values);
+    }
+
+    /** @return array<string, mixed> */
+    public function jsonSerialize(): array
+    {
+        return $this->toArray();
+    }
+
+    /** @param array<string, mixed> $row */
+    private static function fromRow(array $row): static
+    {
+        $model = new static();
+        $model->load($row);
+
+        return $model;
+    }
+
+    private static function castOf(string $key): ?string
+    {
+        return static::$casts[$key]
+            ?? (static::$timestamps && ($key === 'created_at' || $key === 'updated_at') ? 'datetime' : null);
+    }
+
+    private static function now(): DateTimeImmutable
+    {
+        return (new DateTimeImmutable('@' . \time()))->setTimezone(new \DateTimeZone(\date_default_timezone_get()));
+    }
+
+    /** @param array<string, mixed> $row */
+    private function load(array $row): void
+    {
+        $this->attributes = [];
+        foreach ($row as $key => $value) {
+            $this->attributes[$key] = Cast::fromDatabase(self::castOf($key), $value, $key);
+        }
+        $this->original = $this->attributes;
+        $this->persisted = true;
+    }
+
+    /**
+     * @param array<string, mixed> $attributes
+     * @return array<string, mixed>
+     */
+    private function databaseValues(array $attributes): array
+    {
+        $values = [];
+        foreach ($attributes as $key => $value) {
+            $values[$key] = Cast::toDatabase(self::castOf($key), $value);
+        }
+
+        return $values;
+    }
+
+    /** @return Query<static> */
+    private function whereKey(): Query
+    {
+        return static::query()->where(static::$primaryKey, $this->requireKey());
+    }
+
+    private function requireKey(): int|string
+    {
+        return $this->key() ?? throw new ModelError(static::class . ' has no primary key value ("' . static::$primaryKey . '")');
+    }
+}
