@@ -261,7 +261,7 @@ final class RedisConnection
      */
     public function isUsable(): bool
     {
-        return $this->owner === null && $this->subscription === null && !$this->watching && $this->stream->isOpen();
+        return $this->owner === null && $this->subscription === null && !$this->watching && $this->stream->isAlive();
     }
 
     public function getConfig(): RedisConfig

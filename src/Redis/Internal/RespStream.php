@@ -120,6 +120,15 @@ final class RespStream
         return $this->closedBecause === null;
     }
 
+    /**
+     * Open, and the server has not closed it meanwhile (a restart) nor sent anything
+     * unasked. A non-blocking peek; for pools checking an idle connection.
+     */
+    public function isAlive(): bool
+    {
+        return $this->closedBecause === null && $this->socket->isAlive();
+    }
+
     /** Whether close() closed it (rather than a failure). */
     public function wasClosedByUser(): bool
     {
