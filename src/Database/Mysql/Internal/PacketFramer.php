@@ -160,6 +160,12 @@ final class PacketFramer
         return $this->sequence;
     }
 
+    /** Up to $length of the bytes not yet returned by next(), for diagnostics. */
+    public function head(int $length): string
+    {
+        return substr($this->buffer, $this->offset, $length);
+    }
+
     /** Bytes received but not yet returned by next() (including a partial packet). */
     public function bufferedLength(): int
     {

@@ -141,6 +141,43 @@ final class ResultDecoder
         }
     }
 
+    /**
+     * Like drain(), but throws the rows away undecoded: for a connection skipping the rest of
+     * a response nobody wants any more (an abandoned stream, the extra result sets of a CALL).
+     * Returns the first event other than Row, or null when the framer needs more bytes.
+     *
+     * @throws ProtocolException
+     */
+    public function skip(PacketFramer $framer): ?ResultEvent
+    {
+        while (true) {
+            $payload = $framer->next();
+            if ($payload === null) {
+                return null;
+            }
+            if ($this->state === self::ROWS && $payload !== '' && $payload[0] !== "\xFE" && $payload[0] !== "\xFF") {
+                continue; // a row: its first byte can be neither an end nor an error marker
+            }
+            $event = $this->push($payload);
+            if ($event !== ResultEvent::Pending && $event !== ResultEvent::Row) {
+                return $event;
+            }
+        }
+    }
+
+    /**
+     * Makes the decoder ready for the next response on the same connection, so a connection
+     * keeps one decoder per protocol instead of allocating one per command.
+     */
+    public function reset(): void
+    {
+        $this->state = self::FIRST;
+        $this->rowDecoder = null;
+        $this->row = [];
+        $this->ok = null;
+        $this->error = null;
+    }
+
     /** The response is fully read; the connection can take the next command. */
     public function isComplete(): bool
     {
