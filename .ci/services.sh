@@ -15,6 +15,13 @@ REDIS_PORT=${PETREL_REDIS_PORT:-16379}
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 mkdir -p "$DIR"
 
+# Daemons started here must not inherit the caller's descriptors (a test runner's pipes):
+# a pipe held open by a database server would keep `phpunit | tail` waiting forever.
+for fd in /proc/$$/fd/*; do
+    fd=${fd##*/}
+    [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-" 2>/dev/null || true
+done
+
 log() { echo "services: $*" >&2; }
 wait_for() { # wait_for NAME SECONDS COMMAND...
     local name=$1 deadline=$((SECONDS + $2)); shift 2
@@ -63,7 +70,7 @@ postgres_start() {
     fi
     chown postgres "$DIR"
     pg "$PG_BIN/pg_ctl" -D "$DIR/pg" -l "$DIR/pg.log" -w -t 60 \
-        -o "-p $PG_PORT -k $DIR -c listen_addresses=127.0.0.1 -c max_connections=500 -c fsync=off" start >/dev/null
+        -o "-p $PG_PORT -k $DIR -c listen_addresses=127.0.0.1 -c max_connections=500 -c fsync=off" start </dev/null >/dev/null 2>&1
     if [ "${fresh:-0}" = 1 ]; then
         pg psql -h "$DIR" -p "$PG_PORT" -U postgres -q -c "CREATE ROLE petrel LOGIN SUPERUSER PASSWORD 'petrel'" -c "CREATE DATABASE petrel_test OWNER petrel" >/dev/null
     fi
@@ -74,7 +81,7 @@ postgres_stop() {
 
 redis_start() {
     redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --daemonize yes --save '' --appendonly no \
-        --dir "$DIR" --pidfile "$DIR/redis.pid" --logfile "$DIR/redis.log" >/dev/null
+        --dir "$DIR" --pidfile "$DIR/redis.pid" --logfile "$DIR/redis.log" </dev/null >/dev/null 2>&1
     wait_for redis 30 redis-cli -p "$REDIS_PORT" ping
 }
 redis_stop() {

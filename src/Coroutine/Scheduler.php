@@ -224,16 +224,27 @@ final class Scheduler
         if ($coroutine->fiber === null) {
             $this->driver->stop();
         } elseif (Fiber::getCurrent() === null) {
-            $this->switchTo($coroutine);
-        } else {
-            $this->ready[] = $coroutine;
-            if (!$this->drainScheduled) {
-                $this->drainScheduled = true;
-                $this->driver->defer($this->drain);
+            try {
+                $this->switchTo($coroutine);
+            } catch (\FiberError) {
+                // PHP forbids switching fibers inside a destructor (a socket closed by its
+                // destructor wakes its waiter): let the loop resume it instead.
+                $this->enqueue($coroutine);
             }
+        } else {
+            $this->enqueue($coroutine);
         }
 
         return true;
+    }
+
+    private function enqueue(Coroutine $coroutine): void
+    {
+        $this->ready[] = $coroutine;
+        if (!$this->drainScheduled) {
+            $this->drainScheduled = true;
+            $this->driver->defer($this->drain);
+        }
     }
 
     /** Where uncaught coroutine exceptions go; by default a line and a trace on STDERR. */
