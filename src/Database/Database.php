@@ -35,7 +35,8 @@ final class Database
             'sqlite' => static fn (): Connection => SqliteConnection::open($config),
             default => throw new \InvalidArgumentException("Unsupported database driver \"{$config->driver}\""),
         };
-        $this->pool = new Pool(
+        /** @var Pool<Connection> $pool */
+        $pool = new Pool(
             "{$config->driver} {$config->where()}",
             $connect,
             $poolConfig,
@@ -43,6 +44,7 @@ final class Database
             healthCheck: static fn (Connection $c) => $c->ping(),
             close: static fn (Connection $c) => $c->close(),
         );
+        $this->pool = $pool;
     }
 
     public static function fromUrl(string $url, PoolConfig $poolConfig = new PoolConfig()): self
