@@ -136,8 +136,23 @@ final class Server
         return ['requests' => $this->requests, 'connections' => \count($this->connections)];
     }
 
-    /** @internal called by connections: runs the handler (one at a time in sync mode) */
+    /**
+     * @internal called by connections: runs the handler in a coroutine of its own (one at
+     * a time in sync mode), so what a request leases (pooled connections), defers and keeps
+     * in Context ends with the request, not with the keep-alive connection.
+     */
     public function dispatch(Request $request): Response
+    {
+        $coroutine = go($this->respond(...), $request);
+        try {
+            return $coroutine->join();
+        } catch (\Petrel\Coroutine\CancelledException $cancelled) {
+            $coroutine->cancel($cancelled); // the connection is being aborted: so is the request
+            throw $cancelled;
+        }
+    }
+
+    private function respond(Request $request): Response
     {
         try {
             if ($this->syncLock === null) {

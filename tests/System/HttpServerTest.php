@@ -76,6 +76,18 @@ final class HttpServerTest extends AsyncTestCase
         });
     }
 
+    public function testEachRequestRunsInItsOwnCoroutineEvenOnOneConnection(): void
+    {
+        $this->async(function (): void {
+            $socket = RawHttp::connect($this->address());
+            foreach ([1, 2] as $round) {
+                $socket->write("GET /context HTTP/1.1\r\nHost: a\r\n\r\n");
+                self::assertSame('none', RawHttp::readResponse($socket)?->body, "request {$round} sees no state of the one before");
+            }
+            $socket->close();
+        });
+    }
+
     public function testHttp10ClosesUnlessKeepAlive(): void
     {
         $this->async(function (): void {

@@ -55,7 +55,7 @@ final class SqliteConnection implements Connection
                 PDO::ATTR_TIMEOUT => 5,
             ]);
             if ($path !== ':memory:') {
-                $pdo->exec('PRAGMA journal_mode = WAL');
+                self::useWal($pdo);
                 $pdo->exec('PRAGMA synchronous = NORMAL');
             }
             $pdo->exec('PRAGMA foreign_keys = ON');
@@ -64,6 +64,35 @@ final class SqliteConnection implements Connection
         }
 
         return new self($pdo, $path);
+    }
+
+    /**
+     * Switching to WAL takes a lock that the busy timeout does not wait for: workers opening
+     * a fresh file at the same moment retry briefly; a file already in WAL needs no switch.
+     */
+    private static function useWal(PDO $pdo): void
+    {
+        for ($attempt = 1; ; $attempt++) {
+            try {
+                $mode = '';
+                $statement = $pdo->query('PRAGMA journal_mode');
+                if ($statement !== false) {
+                    $mode = \strtolower((string) $statement->fetchColumn());
+                    $statement->closeCursor(); // an open statement would block the switch
+                }
+                $statement = null;
+                if ($mode !== 'wal') {
+                    $pdo->exec('PRAGMA journal_mode = WAL');
+                }
+
+                return;
+            } catch (PDOException $error) {
+                if ($attempt >= 50 || !\str_contains($error->getMessage(), 'locked')) {
+                    throw $error;
+                }
+                \usleep(10000 * $attempt);
+            }
+        }
     }
 
     public function query(string $sql, array $params = []): array
