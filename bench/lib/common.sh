@@ -85,3 +85,73 @@ bench_wrk() {
         printf("%.0f %.2f %.2f %d\n", $rps[1] ?? 0, isset($p50[1]) ? $ms($p50[1]) : 0, isset($p99[1]) ? $ms($p99[1]) : 0, $errors);
     ' <<<"$out"
 }
+
+# bench_php_fpm NAME CHILDREN [-d ini=value...]: php-fpm (php-fpm8.2 or php-fpm) in the
+# foreground with its own config under $BENCH_TMP/NAME, listening on the unix socket
+# $BENCH_TMP/NAME/php-fpm.sock (its path is left in BENCH_FPM_SOCKET), `pm = static` with
+# CHILDREN processes, the caller's environment passed to the scripts (clear_env = no).
+# Extra -d options go to PHP (opcache settings and the like). Runs as root too (-R).
+bench_php_fpm() {
+    local name=$1 children=$2 dir="$BENCH_TMP/$1" fpm user=''; shift 2
+    fpm=$(command -v php-fpm8.2 || command -v php-fpm) || { echo "bench: php-fpm is not installed (Debian: apt-get install php8.2-fpm)" >&2; exit 2; }
+    mkdir -p "$dir"
+    chmod o+x "$BENCH_TMP" "$dir"   # nginx workers (www-data) must reach the socket
+    [ "$(id -u)" = 0 ] && user=$'user = root\ngroup = root'
+    cat >"$dir/php-fpm.conf" <<CONF
+[global]
+pid = $dir/php-fpm.pid
+error_log = $dir/php-fpm.log
+daemonize = no
+[bench]
+$user
+listen = $dir/php-fpm.sock
+listen.mode = 0666
+pm = static
+pm.max_children = $children
+clear_env = no
+catch_workers_output = yes
+CONF
+    "$fpm" -R -F -y "$dir/php-fpm.conf" "$@" >"$dir/stdout.log" 2>&1 &
+    BENCH_PIDS+=($!)
+    local deadline=$((SECONDS + 15))
+    until [ -S "$dir/php-fpm.sock" ]; do
+        [ $SECONDS -lt $deadline ] || { echo "bench: php-fpm did not start:" >&2; cat "$dir/stdout.log" "$dir/php-fpm.log" >&2 2>/dev/null; return 1; }
+        sleep 0.1
+    done
+    BENCH_FPM_SOCKET="$dir/php-fpm.sock"
+}
+
+# bench_nginx_fastcgi PORT WORKERS SCRIPT SOCKET: nginx sending every request to the front
+# controller SCRIPT through php-fpm on the unix socket SOCKET (the classic PHP stack).
+bench_nginx_fastcgi() {
+    local port=$1 workers=$2 script=$3 socket=$4 dir="$BENCH_TMP/nginx-$1"
+    mkdir -p "$dir"
+    cat >"$dir/nginx.conf" <<CONF
+worker_processes $workers;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    client_body_temp_path $dir/body;
+    proxy_temp_path $dir/proxy;
+    fastcgi_temp_path $dir/fastcgi;
+    uwsgi_temp_path $dir/uwsgi;
+    scgi_temp_path $dir/scgi;
+    upstream php { server unix:$socket; }
+    server {
+        listen 127.0.0.1:$port;
+        root $(dirname "$script");
+        location / {
+            include /etc/nginx/fastcgi_params;
+            fastcgi_param SCRIPT_FILENAME $script;
+            fastcgi_param SCRIPT_NAME /$(basename "$script");
+            fastcgi_pass php;
+        }
+    }
+}
+CONF
+    nginx -c "$dir/nginx.conf" -p "$dir" -g 'daemon off;' >"$dir/stdout.log" 2>&1 &
+    BENCH_PIDS+=($!)
+    bench_wait_http "http://127.0.0.1:$port/"
+}

@@ -1,0 +1,116 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Blog;
+
+use Blog\Middleware\RequestId;
+use Blog\Middleware\ServerTiming;
+use Petrel\Database\ConnectionException;
+use Petrel\Database\Database;
+use Petrel\Http\Request;
+use Petrel\Pool\PoolConfig;
+use Petrel\Redis\RedisConfig;
+use Petrel\Web\App;
+use Petrel\Web\Container\Container;
+use Petrel\Web\Session\Csrf;
+use Petrel\Web\Session\CsrfMiddleware;
+use Petrel\Web\Session\MemoryStore;
+use Petrel\Web\Session\RedisStore;
+use Petrel\Web\Session\SessionMiddleware;
+use Petrel\Web\Session\SessionStore;
+use Petrel\Web\View\View;
+
+use function Petrel\sleep;
+
+/**
+ * Builds the blog: database (schema and seed rows made if missing), templates, services,
+ * middleware and routes. Runs once per worker in the resident modes, once per request in
+ * classic mode.
+ */
+final class Blog
+{
+    public static function app(Settings $settings): App
+    {
+        // A database connection is leased per coroutine, and the server runs all the requests
+        // of a keep-alive connection in one coroutine: each keep-alive connection that reaches
+        // the database holds one until it closes. Size the pool for them (BLOG_DB_POOL).
+        $db = Database::fromUrl($settings->databaseUrl, new PoolConfig(max: $settings->dbPool));
+        self::ensureSchema($db, $settings->tablePrefix);
+        User::setDatabase($db);
+        User::useTablePrefix($settings->tablePrefix);
+
+        $container = new Container();
+        $app = new App($container, $settings->debug);
+        $app->setErrorLogger(static function (\Throwable $error, Request $request): void {
+            \error_log(\sprintf('blog: %s %s failed (request %s): %s', $request->getMethod(), $request->getTarget(), RequestId::current() ?? '-', $error));
+        });
+
+        $view = new View(
+            \dirname(__DIR__) . '/templates',
+            debug: $settings->debug,
+            // Resident modes compile each template once per worker, in memory. Classic mode
+            // starts from scratch on every request: compiled templates go to disk (opcache).
+            cacheDir: $settings->classic ? $settings->varDir . '/twig' : null,
+            globals: ['site' => 'Petrel blog'],
+        );
+        $view->addFunction('csrf_field', Csrf::field(...), safeHtml: true);
+        $view->addFunction('url', $app->url(...));
+
+        $container->set(Settings::class, $settings);
+        $container->set(Database::class, $db);
+        $container->set(View::class, $view);
+        foreach ([HomePage::class, UserPages::class, UserApi::class] as $controller) {
+            $container->singleton($controller);
+        }
+
+        $app->middleware(new ServerTiming(), new RequestId());
+
+        // Sessions only where a form needs them: the other pages never touch a session store.
+        $session = [new SessionMiddleware(self::sessionStore($settings)), new CsrfMiddleware()];
+
+        $app->get('/', HomePage::class)->name('home');
+        $app->get('/users', [UserPages::class, 'index'])->name('users');
+        $app->get('/users/new', [UserPages::class, 'create'])->name('users.new')->middleware(...$session);
+        $app->post('/users', [UserPages::class, 'store'])->name('users.store')->middleware(...$session);
+        $app->get('/users/{id:\d+}', [UserPages::class, 'show'])->name('user');
+        $app->get('/api/users/{id:\d+}', [UserApi::class, 'show'])->name('api.user');
+
+        return $app;
+    }
+
+    /**
+     * Schema::ensure(), retried a few times when a fresh SQLite file is "locked": workers
+     * opening a new database at the same moment race on its switch to WAL mode, which
+     * SQLite answers with SQLITE_BUSY at once, busy timeout or not.
+     */
+    private static function ensureSchema(Database $db, string $prefix): void
+    {
+        for ($attempt = 1; ; $attempt++) {
+            try {
+                Schema::ensure($db, $prefix);
+
+                return;
+            } catch (ConnectionException $error) {
+                if ($attempt === 5 || !\str_contains($error->getMessage(), 'database is locked')) {
+                    throw $error;
+                }
+                sleep(0.02 * $attempt);
+            }
+        }
+    }
+
+    /**
+     * Redis when REDIS_URL is set (the only choice shared by several workers); else the
+     * worker's memory (one worker only), or files in classic mode, where a process lives
+     * for one request.
+     */
+    private static function sessionStore(Settings $settings): SessionStore
+    {
+        return match (true) {
+            $settings->redisUrl !== null => RedisStore::fromConfig(RedisConfig::fromUrl($settings->redisUrl), 'blog:session:'),
+            $settings->classic => new FileSessionStore($settings->varDir . '/sessions'),
+            default => new MemoryStore(),
+        };
+    }
+}

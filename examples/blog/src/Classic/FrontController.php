@@ -1,0 +1,47 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Blog\Classic;
+
+use Closure;
+use Petrel\Console\AppLoader;
+use Petrel\Http\Response;
+use Throwable;
+
+use function Petrel\run;
+
+/**
+ * Classic mode: one request per script run, the way php-fpm and `php -S` work.
+ *
+ *     // public/index.php
+ *     Blog\Classic\FrontController::serve(static fn () => require __DIR__ . '/../app.php');
+ *
+ * Builds the Request from the superglobals, boots the app, handles the request and sends
+ * the response — all inside Petrel\run(), so the app's coroutine clients (database, Redis,
+ * sleep) work as they do in a worker, and connections leased during the request go back
+ * (and are closed with the process) at its end. $boot returns what an APP file returns: a
+ * Petrel\Web\App, a Closure(Request): Response, a Petrel or PSR-15 handler.
+ *
+ * A failure to boot is a 500 (logged with error_log(), no details to the client); errors
+ * inside the App are rendered by the App itself.
+ *
+ * Candidate for the framework as Petrel\Web\Classic\… (it only needs Petrel\Http).
+ */
+final class FrontController
+{
+    /** @param Closure(): mixed $boot */
+    public static function serve(Closure $boot): void
+    {
+        run(static function () use ($boot): void {
+            $request = GlobalsRequest::fromGlobals();
+            try {
+                $response = AppLoader::toHandler($boot(), 'the app')->handle($request);
+            } catch (Throwable $error) {
+                \error_log(\sprintf('petrel classic: %s %s failed: %s', $request->getMethod(), $request->getTarget(), $error));
+                $response = Response::text("500 Internal Server Error\n", 500);
+            }
+            SapiEmitter::emit($response, $request);
+        });
+    }
+}

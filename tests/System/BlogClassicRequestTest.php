@@ -1,0 +1,104 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Tests\System;
+
+use Blog\Classic\GlobalsRequest;
+use Petrel\Http\UploadedFile;
+use PHPUnit\Framework\TestCase;
+
+require_once __DIR__ . '/../../examples/blog/autoload.php';
+
+/** Classic mode's glue: a Petrel Request from what php-fpm / `php -S` hand a script. */
+final class BlogClassicRequestTest extends TestCase
+{
+    /** @var list<string> */
+    private array $files = [];
+
+    protected function tearDown(): void
+    {
+        foreach ($this->files as $file) {
+            @\unlink($file);
+        }
+    }
+
+    public function testRequestLineHeadersAndRawBodyComeFromServerAndInput(): void
+    {
+        $input = $this->tempFile('name=Ada+L&tags%5B%5D=x&tags%5B%5D=y');
+        $request = GlobalsRequest::fromArrays([
+            'REQUEST_METHOD' => 'post',
+            'REQUEST_URI' => '/users?page=2&q=a%20b',
+            'SERVER_PROTOCOL' => 'HTTP/1.0',
+            'HTTP_HOST' => 'blog.test',
+            'HTTP_X_REQUEST_ID' => 'abc-123-def',
+            'HTTP_COOKIE' => 'petrel_session=s1; theme=dark',
+            'CONTENT_TYPE' => 'application/x-www-form-urlencoded',
+            'CONTENT_LENGTH' => '37',
+            'REMOTE_ADDR' => '10.0.0.7',
+            'REMOTE_PORT' => '51234',
+            'SCRIPT_NAME' => '/index.php',
+        ], ['ignored' => 'for urlencoded bodies'], [], ['petrel_session' => 'ignored, the header wins'], $input);
+
+        self::assertSame('POST', $request->getMethod());
+        self::assertSame('/users?page=2&q=a%20b', $request->getTarget());
+        self::assertSame('/users', $request->getPath());
+        self::assertSame(['page' => '2', 'q' => 'a b'], $request->getQuery());
+        self::assertSame('1.0', $request->getProtocolVersion());
+        self::assertSame('blog.test', $request->getHeader('Host'));
+        self::assertSame('abc-123-def', $request->getHeader('X-Request-Id'));
+        self::assertSame(['petrel_session' => 's1', 'theme' => 'dark'], $request->getCookies());
+        self::assertSame(['name' => 'Ada L', 'tags' => ['x', 'y']], $request->getParsedBody());
+        self::assertSame('10.0.0.7:51234', $request->getRemoteAddress());
+        self::assertNull($request->getHeader('script-name'));
+    }
+
+    public function testCookiesFallBackToTheCookieArrayWithoutAHeader(): void
+    {
+        $request = GlobalsRequest::fromArrays(['REQUEST_METHOD' => 'GET', 'REQUEST_URI' => '/'], [], [], ['a' => 'x y', 'b' => '1'], '/dev/null');
+
+        self::assertSame(['a' => 'x y', 'b' => '1'], $request->getCookies());
+    }
+
+    public function testAMultipartBodyConsumedByPhpIsRebuiltFromPostAndFiles(): void
+    {
+        $one = $this->tempFile('first file');
+        $two = $this->tempFile("second\r\n--file");
+        $avatar = $this->tempFile('PNG…');
+        $request = GlobalsRequest::fromArrays(
+            ['REQUEST_METHOD' => 'POST', 'REQUEST_URI' => '/users', 'CONTENT_TYPE' => 'multipart/form-data; boundary=gone', 'CONTENT_LENGTH' => '999'],
+            ['name' => 'Zoë "Z" \\ Q', 'address' => ['city' => 'Oslo', 'lines' => ['a', 'b']]],
+            [
+                'avatar' => ['name' => 'me.png', 'full_path' => 'me.png', 'type' => 'image/png', 'tmp_name' => $avatar, 'error' => \UPLOAD_ERR_OK, 'size' => 6],
+                'docs' => [
+                    'name' => ['one.txt', 'two.txt', ''],
+                    'type' => ['text/plain', 'text/plain', ''],
+                    'tmp_name' => [$one, $two, ''],
+                    'error' => [\UPLOAD_ERR_OK, \UPLOAD_ERR_OK, \UPLOAD_ERR_NO_FILE],
+                    'size' => [10, 14, 0],
+                ],
+            ],
+            [],
+            '/dev/null',
+        );
+
+        self::assertSame(['name' => 'Zoë "Z" \\ Q', 'address' => ['city' => 'Oslo', 'lines' => ['a', 'b']]], $request->getParsedBody());
+        $files = $request->getUploadedFiles();
+        self::assertInstanceOf(UploadedFile::class, $files['avatar']);
+        self::assertSame(['me.png', 'image/png', 'PNG…'], [$files['avatar']->getClientFilename(), $files['avatar']->getClientMediaType(), \file_get_contents((string) $files['avatar']->getTempPath())]);
+        self::assertIsArray($files['docs']);
+        self::assertSame('first file', \file_get_contents((string) $files['docs'][0]->getTempPath()));
+        self::assertSame("second\r\n--file", \file_get_contents((string) $files['docs'][1]->getTempPath()));
+        self::assertSame(\UPLOAD_ERR_NO_FILE, $files['docs'][2]->getError());
+        self::assertStringStartsWith('multipart/form-data; boundary=----petrel', (string) $request->getHeader('content-type'));
+        self::assertSame((string) $request->getBodySize(), $request->getHeader('content-length'));
+    }
+
+    private function tempFile(string $content): string
+    {
+        $file = (string) \tempnam(\sys_get_temp_dir(), 'blog-classic-');
+        \file_put_contents($file, $content);
+
+        return $this->files[] = $file;
+    }
+}
