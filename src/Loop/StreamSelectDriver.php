@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Petrel\Loop;
 
 use Closure;
+use Petrel\Loop\Internal\SignalDispatcher;
 use Petrel\Loop\Internal\TimerHeap;
 use Petrel\Loop\Internal\Watcher;
 
@@ -28,14 +29,7 @@ final class StreamSelectDriver implements Driver
     private array $writeStreams = [];
     /** @var array<int, array<int, Watcher>> */
     private array $writeWatchers = [];
-    /** @var array<int, array<int, Watcher>> */
-    private array $signalWatchers = [];
-    /** @var array<int, mixed> handlers in place before ours, restored when the last watcher goes */
-    private array $previousSignalHandlers = [];
-    /** @var list<int> */
-    private array $pendingSignals = [];
-    /** @var array<int, resource>|null self-pipe written by signal handlers: [read end, write end] */
-    private ?array $signalPipe = null;
+    private readonly SignalDispatcher $signals;
     private TimerHeap $timers;
     private int $nextId = 0;
     /** Number of enabled, referenced watchers. */
@@ -46,6 +40,7 @@ final class StreamSelectDriver implements Driver
     public function __construct()
     {
         $this->timers = new TimerHeap();
+        $this->signals = new SignalDispatcher();
     }
 
     public function defer(Closure $callback): int
@@ -236,9 +231,7 @@ final class StreamSelectDriver implements Driver
                 $this->writeWatchers[$key][$id] = $watcher;
                 break;
             case Watcher::SIGNAL:
-                \assert(\is_int($watcher->value));
-                $this->installSignal($watcher->value);
-                $this->signalWatchers[$watcher->value][$id] = $watcher;
+                $this->signals->add($watcher);
                 break;
         }
         if ($watcher->referenced) {
@@ -272,12 +265,7 @@ final class StreamSelectDriver implements Driver
                 }
                 break;
             case Watcher::SIGNAL:
-                \assert(\is_int($watcher->value));
-                unset($this->signalWatchers[$watcher->value][$id]);
-                if ($this->signalWatchers[$watcher->value] === []) {
-                    unset($this->signalWatchers[$watcher->value]);
-                    $this->uninstallSignal($watcher->value);
-                }
+                $this->signals->remove($watcher);
                 break;
         }
         if ($watcher->referenced) {
@@ -341,14 +329,15 @@ final class StreamSelectDriver implements Driver
     {
         $read = $this->readStreams;
         $write = $this->writeStreams;
-        if ($this->signalPipe !== null) {
-            $read[-1] = $this->signalPipe[0];
+        $signalPipe = $this->signals->pipe();
+        if ($signalPipe !== null) {
+            $read[-1] = $signalPipe;
         }
         if ($read === [] && $write === []) {
             if ($timeout === null || $timeout > 0) {
                 \usleep((int) (($timeout ?? 3600.0) * 1e6));
             }
-            $this->dispatchSignals();
+            $this->signals->dispatch();
 
             return;
         }
@@ -365,11 +354,8 @@ final class StreamSelectDriver implements Driver
                 $error,
             );
         }
-        if (isset($read[-1])) {
-            \fread($read[-1], 1024);
-            unset($read[-1]);
-        }
-        $this->dispatchSignals();
+        unset($read[-1]);
+        $this->signals->dispatch();
         if (!$ready) {
             return; // timeout, or interrupted by a signal (EINTR)
         }
@@ -387,50 +373,6 @@ final class StreamSelectDriver implements Driver
                 }
             }
         }
-    }
-
-    private function dispatchSignals(): void
-    {
-        if ($this->pendingSignals === []) {
-            return;
-        }
-        while (($signal = \array_shift($this->pendingSignals)) !== null) {
-            foreach ($this->signalWatchers[$signal] ?? [] as $watcher) {
-                if ($watcher->enabled) {
-                    ($watcher->callback)($watcher->id, $signal);
-                }
-            }
-        }
-    }
-
-    private function installSignal(int $signal): void
-    {
-        if (isset($this->signalWatchers[$signal])) {
-            return;
-        }
-        if ($this->signalPipe === null) {
-            $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
-            if ($pair === false) {
-                throw new LoopError('Could not create the self-pipe for signal handling');
-            }
-            \stream_set_blocking($pair[0], false);
-            \stream_set_blocking($pair[1], false);
-            $this->signalPipe = $pair;
-        }
-        \pcntl_async_signals(true);
-        $this->previousSignalHandlers[$signal] = \pcntl_signal_get_handler($signal);
-        $pipe = $this->signalPipe[1];
-        \pcntl_signal($signal, function (int $signal) use ($pipe): void {
-            $this->pendingSignals[] = $signal;
-            @\fwrite($pipe, '.');
-        });
-    }
-
-    private function uninstallSignal(int $signal): void
-    {
-        $previous = $this->previousSignalHandlers[$signal] ?? \SIG_DFL;
-        unset($this->previousSignalHandlers[$signal]);
-        \pcntl_signal($signal, \is_int($previous) || \is_callable($previous) ? $previous : \SIG_DFL);
     }
 
     /** @return resource */

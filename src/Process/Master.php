@@ -6,6 +6,7 @@ namespace Petrel\Process;
 
 use Closure;
 use Petrel\Coroutine\Scheduler;
+use Petrel\Process\Internal\StatusFile;
 use Petrel\Process\Internal\WorkerHandle;
 use Throwable;
 
@@ -39,6 +40,7 @@ final class Master
     private float $statusWrittenAt = 0.0;
     private float $startedAt;
     private Closure $log;
+    private readonly ?StatusFile $statusFile;
 
     /**
      * @param Closure(WorkerContext): int $workerEntry runs in each worker; returns its exit code
@@ -55,6 +57,7 @@ final class Master
             \fwrite(\STDERR, '[' . \date('Y-m-d H:i:s') . "] petrel: {$message}\n");
         };
         $this->startedAt = \microtime(true);
+        $this->statusFile = $config->statusFile !== null ? new StatusFile($config->statusFile) : null;
     }
 
     /**
@@ -220,7 +223,7 @@ final class Master
                 continue;
             }
             unset($this->workers[$pid]);
-            $this->readPipe($worker);
+            $worker->readMessages();
             @\fclose($worker->pipe);
             $reason = \pcntl_wifsignaled($status)
                 ? 'was killed by signal ' . \pcntl_wtermsig($status)
@@ -371,53 +374,17 @@ final class Master
             return;
         }
         foreach (\array_keys($read) as $pid) {
-            $this->readPipe($this->workers[$pid]);
-        }
-    }
-
-    private function readPipe(WorkerHandle $worker): void
-    {
-        while (($data = @\fread($worker->pipe, 65536)) !== false && $data !== '') {
-            $worker->buffer .= $data;
-        }
-        while (($end = \strpos($worker->buffer, "\n")) !== false) {
-            $line = \substr($worker->buffer, 0, $end);
-            $worker->buffer = \substr($worker->buffer, $end + 1);
-            $message = \json_decode($line, true);
-            if (!\is_array($message)) {
-                continue;
-            }
-            match ($message['type'] ?? null) {
-                'ready' => $worker->state === WorkerHandle::STARTING ? $worker->state = WorkerHandle::READY : null,
-                'error' => $worker->error = \is_string($message['message'] ?? null) ? $message['message'] : 'unknown error',
-                'status' => $worker->status = \is_array($message['status'] ?? null) ? $message['status'] : [],
-                default => null,
-            };
+            $this->workers[$pid]->readMessages();
         }
     }
 
     private function writeStatus(): void
     {
-        $file = $this->config->statusFile;
         $now = \microtime(true);
-        if ($file === null || $now - $this->statusWrittenAt < 1.0) {
+        if ($this->statusFile === null || $now - $this->statusWrittenAt < 1.0) {
             return;
         }
         $this->statusWrittenAt = $now;
-        $workers = [];
-        foreach ($this->workers as $pid => $worker) {
-            $workers[] = ['number' => $worker->number, 'pid' => $pid, 'state' => $worker->state] + $worker->status;
-        }
-        \usort($workers, static fn (array $a, array $b): int => [$a['number'], $a['pid']] <=> [$b['number'], $b['pid']]);
-        $status = [
-            'master' => \getmypid(),
-            'uptime' => \round($now - $this->startedAt, 1),
-            'updated' => $now,
-            'workers' => $workers,
-        ];
-        $temporary = "{$file}.tmp";
-        if (@\file_put_contents($temporary, \json_encode($status, \JSON_PRETTY_PRINT | \JSON_THROW_ON_ERROR)) !== false) {
-            @\rename($temporary, $file);
-        }
+        $this->statusFile->write($this->workers, $this->startedAt);
     }
 }

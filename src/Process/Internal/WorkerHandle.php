@@ -30,4 +30,26 @@ final class WorkerHandle
     ) {
         $this->startedAt = \microtime(true);
     }
+
+    /** Reads what the worker sent on its pipe: "ready", "error" and status lines (JSON). */
+    public function readMessages(): void
+    {
+        while (($data = @\fread($this->pipe, 65536)) !== false && $data !== '') {
+            $this->buffer .= $data;
+        }
+        while (($end = \strpos($this->buffer, "\n")) !== false) {
+            $line = \substr($this->buffer, 0, $end);
+            $this->buffer = \substr($this->buffer, $end + 1);
+            $message = \json_decode($line, true);
+            if (!\is_array($message)) {
+                continue;
+            }
+            match ($message['type'] ?? null) {
+                'ready' => $this->state === self::STARTING ? $this->state = self::READY : null,
+                'error' => $this->error = \is_string($message['message'] ?? null) ? $message['message'] : 'unknown error',
+                'status' => $this->status = \is_array($message['status'] ?? null) ? $message['status'] : [],
+                default => null,
+            };
+        }
+    }
 }

@@ -1,0 +1,34 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Process\Internal;
+
+/**
+ * The JSON file `petrel status` reads: the master's pid and uptime and, per worker, its
+ * state and the status it last reported. Written atomically (temp file + rename).
+ *
+ * @internal
+ */
+final class StatusFile
+{
+    public function __construct(private readonly string $path)
+    {
+    }
+
+    /** @param array<int, WorkerHandle> $workers by pid */
+    public function write(array $workers, float $startedAt): void
+    {
+        $now = \microtime(true);
+        $rows = [];
+        foreach ($workers as $pid => $worker) {
+            $rows[] = ['number' => $worker->number, 'pid' => $pid, 'state' => $worker->state] + $worker->status;
+        }
+        \usort($rows, static fn (array $a, array $b): int => [$a['number'], $a['pid']] <=> [$b['number'], $b['pid']]);
+        $status = ['master' => \getmypid(), 'uptime' => \round($now - $startedAt, 1), 'updated' => $now, 'workers' => $rows];
+        $temporary = "{$this->path}.tmp";
+        if (@\file_put_contents($temporary, \json_encode($status, \JSON_PRETTY_PRINT | \JSON_THROW_ON_ERROR)) !== false) {
+            @\rename($temporary, $this->path);
+        }
+    }
+}
