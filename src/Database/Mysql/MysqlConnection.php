@@ -153,16 +153,7 @@ final class MysqlConnection implements Connection
 
     public function prepare(string $sql): Statement
     {
-        $this->enter();
-        try {
-            return new MysqlStatement($this, $this->statements->prepare($sql), $sql);
-        } catch (QueryException | DatabaseError $e) {
-            throw $e;
-        } catch (Throwable $e) {
-            throw $this->guard->fail($e);
-        } finally {
-            $this->guard->busy = null;
-        }
+        return $this->exclusive(fn (): Statement => new MysqlStatement($this, $this->statements->prepare($sql), $sql));
     }
 
     /** @throws DatabaseError if a transaction is already open (MySQL would commit it silently) */
@@ -278,20 +269,12 @@ final class MysqlConnection implements Connection
      */
     public function runStatement(PreparedStatement $statement, array $params, string $sql, bool $rows): array|Result
     {
-        $this->enter();
-        try {
-            $payload = $this->statements->encode($statement, $params);
-            $this->link->send($payload);
+        return $this->exclusive(function () use ($statement, $params, $sql, $rows): array|Result {
+            $this->link->send($this->statements->encode($statement, $params));
             $this->binary->reset();
             /** @var list<array<string, mixed>>|Result */
             return $this->reader->read($this->binary, $sql, $rows ? ResponseReader::FIRST_SET : ResponseReader::OUTCOME);
-        } catch (QueryException | DatabaseError $e) {
-            throw $e;
-        } catch (Throwable $e) {
-            throw $this->guard->fail($e);
-        } finally {
-            $this->guard->busy = null;
-        }
+        });
     }
 
     /** @internal for MysqlStatement: frees the statement on the server (with the next command) */
@@ -314,9 +297,23 @@ final class MysqlConnection implements Connection
      */
     private function run(string $sql, array $params, int $mode): array|Result
     {
+        return $this->exclusive(fn (): array|Result => $this->reader->read($this->send($sql, $params), $sql, $mode));
+    }
+
+    /**
+     * Runs one command with the connection held by the calling coroutine: server errors and
+     * misuse pass through (the connection stays in step); anything else (I/O, protocol,
+     * cancellation) breaks the connection first.
+     *
+     * @template T
+     * @param Closure(): T $command
+     * @return T
+     */
+    private function exclusive(Closure $command): mixed
+    {
         $this->enter();
         try {
-            return $this->reader->read($this->send($sql, $params), $sql, $mode);
+            return $command();
         } catch (QueryException | DatabaseError $e) {
             throw $e;
         } catch (Throwable $e) {
