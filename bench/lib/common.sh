@@ -40,9 +40,10 @@ bench_petrel() {
     bench_wait_http "http://127.0.0.1:$port/"
 }
 
-# bench_nginx_return200 PORT WORKERS: nginx answering every request with `return 200`.
-bench_nginx_return200() {
-    local port=$1 workers=$2 dir="$BENCH_TMP/nginx-$1"
+# bench_nginx PORT WORKERS HTTP_CONFIG: starts nginx on 127.0.0.1:PORT with its own temp
+# paths under the bench dir; HTTP_CONFIG is the rest of the http block (server, upstreams).
+bench_nginx() {
+    local port=$1 workers=$2 http=$3 dir="$BENCH_TMP/nginx-$1"
     mkdir -p "$dir"
     cat >"$dir/nginx.conf" <<CONF
 worker_processes $workers;
@@ -56,15 +57,20 @@ http {
     fastcgi_temp_path $dir/fastcgi;
     uwsgi_temp_path $dir/uwsgi;
     scgi_temp_path $dir/scgi;
-    server {
-        listen 127.0.0.1:$port;
-        location / { default_type text/plain; return 200 "Hello, World!"; }
-    }
+$http
 }
 CONF
     nginx -c "$dir/nginx.conf" -p "$dir" -g 'daemon off;' >"$dir/stdout.log" 2>&1 &
     BENCH_PIDS+=($!)
     bench_wait_http "http://127.0.0.1:$port/"
+}
+
+# bench_nginx_return200 PORT WORKERS: nginx answering every request with `return 200`.
+bench_nginx_return200() {
+    bench_nginx "$1" "$2" "    server {
+        listen 127.0.0.1:$1;
+        location / { default_type text/plain; return 200 \"Hello, World!\"; }
+    }"
 }
 
 # bench_wrk URL CONNECTIONS SECONDS: prints "req/s p50_ms p99_ms errors" (one line).
@@ -124,21 +130,8 @@ CONF
 # bench_nginx_fastcgi PORT WORKERS SCRIPT SOCKET: nginx sending every request to the front
 # controller SCRIPT through php-fpm on the unix socket SOCKET (the classic PHP stack).
 bench_nginx_fastcgi() {
-    local port=$1 workers=$2 script=$3 socket=$4 dir="$BENCH_TMP/nginx-$1"
-    mkdir -p "$dir"
-    cat >"$dir/nginx.conf" <<CONF
-worker_processes $workers;
-pid $dir/nginx.pid;
-error_log $dir/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    client_body_temp_path $dir/body;
-    proxy_temp_path $dir/proxy;
-    fastcgi_temp_path $dir/fastcgi;
-    uwsgi_temp_path $dir/uwsgi;
-    scgi_temp_path $dir/scgi;
-    upstream php { server unix:$socket; }
+    local port=$1 workers=$2 script=$3 socket=$4
+    bench_nginx "$port" "$workers" "    upstream php { server unix:$socket; }
     server {
         listen 127.0.0.1:$port;
         root $(dirname "$script");
@@ -148,10 +141,5 @@ http {
             fastcgi_param SCRIPT_NAME /$(basename "$script");
             fastcgi_pass php;
         }
-    }
-}
-CONF
-    nginx -c "$dir/nginx.conf" -p "$dir" -g 'daemon off;' >"$dir/stdout.log" 2>&1 &
-    BENCH_PIDS+=($!)
-    bench_wait_http "http://127.0.0.1:$port/"
+    }"
 }
