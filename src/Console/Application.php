@@ -28,6 +28,7 @@ final class Application
           bin/petrel stop    [--pid-file=PATH | --listen=ADDR]   graceful stop (in-flight requests finish)
           bin/petrel reload  [--pid-file=PATH | --listen=ADDR]   graceful reload (new workers, then old ones drain)
           bin/petrel status  [--pid-file=PATH | --listen=ADDR]   per-worker pid, requests, connections, memory
+          bin/petrel bench   [SCENARIO...] [--quick] [--out=DIR]  the seeds' comparisons, with a report and charts (bench --help)
 
         Start options (environment variables in brackets):
           --listen=ADDR         127.0.0.1:8080 [PETREL_LISTEN]
@@ -63,6 +64,7 @@ final class Application
                 'stop' => $this->stop($this->pidFile($flags)),
                 'reload' => $this->reload($this->pidFile($flags)),
                 'status' => (new StatusCommand())->run($this->pidFile($flags)),
+                'bench' => isset($flags['help']) ? $this->benchHelp() : (new BenchCommand(\dirname(__DIR__, 2), $this->env))->run($arguments, $flags, self::commandLine($argv)),
                 default => throw new ConsoleException("Unknown command \"{$command}\" (see bin/petrel --help)"),
             };
         } catch (ConsoleException | ProcessException $error) {
@@ -77,6 +79,24 @@ final class Application
         echo self::USAGE, "\n";
 
         return 0;
+    }
+
+    private function benchHelp(): int
+    {
+        echo BenchCommand::USAGE, "\n";
+
+        return 0;
+    }
+
+    /** @param list<string> $argv the command as a user would type it again, for the report */
+    private static function commandLine(array $argv): string
+    {
+        $words = ['bin/petrel'];
+        foreach (\array_slice($argv, 1) as $arg) {
+            $words[] = \preg_match('/^[\w.\/=:,@+-]+$/', $arg) ? $arg : \escapeshellarg($arg);
+        }
+
+        return \implode(' ', $words);
     }
 
     private function start(StartOptions $options): int
@@ -186,7 +206,7 @@ final class Application
                 $arguments[] = $arg;
             }
         }
-        if (isset($flags['help'])) {
+        if (isset($flags['help']) && $command !== 'bench') {
             $command = 'help';
         }
 

@@ -1,0 +1,60 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Bench\Internal;
+
+/**
+ * The progress line: scenario, point, run and time left. On a terminal it is rewritten
+ * in place; in a log (CI) one line per point.
+ */
+final class Progress
+{
+    private readonly bool $terminal;
+    private int $done = 0;
+    private float $left;
+
+    /** @param resource $stream */
+    public function __construct(private $stream, private readonly int $points, private readonly float $secondsPerPoint)
+    {
+        $this->terminal = \stream_isatty($stream);
+        $this->left = $points * $secondsPerPoint;
+    }
+
+    public function point(string $scenario, string $point, int $run, int $runs): void
+    {
+        $line = \sprintf('[%d/%d] %s · %s · run %d/%d · ~%s left', $this->done + 1, $this->points, $scenario, $point, $run, $runs, self::duration($this->left));
+        if ($this->terminal) {
+            \fwrite($this->stream, "\r\033[K{$line}");
+        } elseif ($run === 1) {
+            \fwrite($this->stream, $line . "\n");
+        }
+    }
+
+    /** A point is finished (measured, skipped or failed). */
+    public function advance(): void
+    {
+        ++$this->done;
+        $this->left = \max(0.0, ($this->points - $this->done) * $this->secondsPerPoint);
+    }
+
+    /** A message on its own line (a skip, a failure). */
+    public function say(string $message): void
+    {
+        \fwrite($this->stream, ($this->terminal ? "\r\033[K" : '') . $message . "\n");
+    }
+
+    public function finish(): void
+    {
+        if ($this->terminal) {
+            \fwrite($this->stream, "\r\033[K");
+        }
+    }
+
+    private static function duration(float $seconds): string
+    {
+        $seconds = (int) \ceil($seconds);
+
+        return $seconds >= 60 ? \sprintf('%dm%02ds', \intdiv($seconds, 60), $seconds % 60) : "{$seconds}s";
+    }
+}

@@ -1,0 +1,102 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Bench\Scenario;
+
+use Petrel\Bench\Options;
+use Petrel\Bench\Point;
+use Petrel\Bench\Report\Chart;
+use Petrel\Bench\Report\Charts;
+use Petrel\Bench\Report\Markdown;
+use Petrel\Bench\Rig;
+use Petrel\Bench\ScenarioResult;
+use Petrel\Bench\Server\Server;
+
+/**
+ * The framework example: the blog's `/` served by Petrel directly, behind an nginx
+ * reverse proxy (seed 001), and in classic mode on nginx + php-fpm (seed 004).
+ */
+final class BlogScenario implements Scenario
+{
+    public const CONNECTIONS = 100;
+    private const EXPECT = 'Hello, Ada Lovelace!';
+    private const SERIES = [
+        'direct' => 'Petrel direct',
+        'proxy' => 'nginx → Petrel (reverse proxy)',
+        'classic' => 'nginx + php-fpm (classic)',
+    ];
+
+    public function name(): string
+    {
+        return 'blog';
+    }
+
+    public function title(): string
+    {
+        return 'The blog example — direct, behind nginx, and classic php-fpm';
+    }
+
+    public function description(): string
+    {
+        return '`examples/blog` `GET /`: two middlewares, `User::find(1)` on SQLite and a Twig layout. Served by '
+            . 'Petrel (coroutine mode, `--workers` workers) directly; by the same Petrel behind nginx as a reverse proxy '
+            . '(keep-alive upstream); and in classic mode through `examples/blog/public/index.php` on nginx + php-fpm '
+            . '(`pm = static`, four children per worker, opcache and JIT on), which boots the framework per request. c='
+            . self::CONNECTIONS . '.';
+    }
+
+    public function plan(Options $options): array
+    {
+        $points = [];
+        foreach (self::SERIES as $server => $series) {
+            $points[] = new Point($server, $series, '', '/', self::CONNECTIONS, self::EXPECT, ['workers' => $options->workers]);
+        }
+
+        return $points;
+    }
+
+    public function start(string $server, Rig $rig): Server
+    {
+        $workers = $rig->options->workers;
+        // One SQLite file for every setup (seeded by the first boot); no Redis: `/` never
+        // touches a session, and the default setup is what is measured.
+        $env = [
+            'DATABASE_URL' => 'sqlite://' . $rig->workspace->path('blog/blog.sqlite'),
+            'BLOG_VAR_DIR' => $rig->workspace->path('blog/var'),
+            'REDIS_URL' => null,
+            'BLOG_DEBUG' => null,
+        ];
+        $app = $rig->app('examples/blog/app.php');
+        $launcher = $rig->launcher;
+
+        return match ($server) {
+            'direct' => $launcher->petrel('blog-direct', $app, $workers, 'coroutine', self::EXPECT, $env),
+            'proxy' => $launcher->nginxProxy('blog-proxy', $workers, $launcher->petrel('blog-upstream', $app, $workers, 'coroutine', self::EXPECT, $env), self::EXPECT),
+            'classic' => $launcher->nginxFpm('blog-classic', $workers, 4 * $workers, $rig->app('examples/blog/public/index.php'), self::EXPECT, $env),
+            default => throw new \LogicException("blog has no server {$server}"),
+        };
+    }
+
+    public function summary(ScenarioResult $result): string
+    {
+        $rows = [];
+        foreach (self::SERIES as $series) {
+            $point = $result->find($series);
+            if ($point !== null) {
+                $rows[] = [$series, Markdown::rateRange($point), Markdown::metric($point, 'p50_ms'), Markdown::metric($point, 'p99_ms')];
+            }
+        }
+        $direct = $result->rps(self::SERIES['direct']);
+
+        return Markdown::table(['Setup', 'req/s (min–max)', 'p50 ms', 'p99 ms'], $rows) . "\n" . Ratios::lines([
+            'Petrel direct / behind nginx' => [$direct, $result->rps(self::SERIES['proxy'])],
+            'Petrel direct / classic php-fpm' => [$direct, $result->rps(self::SERIES['classic'])],
+        ]);
+    }
+
+    public function chart(ScenarioResult $result): ?Chart
+    {
+        return Charts::bars($result, 'The blog\'s / page, c=' . self::CONNECTIONS . ' (higher is better)');
+    }
+}

@@ -1,0 +1,104 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Bench\Scenario;
+
+use Petrel\Bench\Options;
+use Petrel\Bench\Point;
+use Petrel\Bench\Report\Chart;
+use Petrel\Bench\Report\Charts;
+use Petrel\Bench\Report\Markdown;
+use Petrel\Bench\Rig;
+use Petrel\Bench\ScenarioResult;
+use Petrel\Bench\Server\Server;
+use Petrel\Bench\Stats;
+
+/**
+ * The seeds' hello world: examples/hello.php on Petrel (coroutine and sync) against
+ * nginx answering `return 200` itself (the machine's ceiling for an HTTP server) and the
+ * same hello in classic mode, booted per request by nginx + php-fpm.
+ */
+final class HelloScenario implements Scenario
+{
+    public const CONNECTIONS = 100;
+    private const BODY = 'Hello, World!';
+    private const SERIES = [
+        'petrel-coroutine' => 'Petrel coroutine',
+        'petrel-sync' => 'Petrel sync',
+        'nginx' => 'nginx return 200',
+        'fpm' => 'nginx + php-fpm (classic)',
+    ];
+
+    public function name(): string
+    {
+        return 'hello';
+    }
+
+    public function title(): string
+    {
+        return 'Hello world — Petrel vs nginx `return 200` vs nginx + php-fpm';
+    }
+
+    public function description(): string
+    {
+        return '`examples/hello.php` (`200 text/plain`, `Hello, World!`) on Petrel in coroutine and sync mode, '
+            . 'nginx answering `return 200` itself (no PHP: the ceiling of an HTTP server on this machine), and the '
+            . 'same hello in classic mode (`bench/apps/hello-classic.php`) on nginx + php-fpm (`pm = static`, '
+            . 'opcache and JIT on), which boots the app per request. '
+            . 'Petrel and nginx run as many workers as `--workers`, php-fpm four children per worker; keep-alive, c='
+            . self::CONNECTIONS . '.';
+    }
+
+    public function plan(Options $options): array
+    {
+        $points = [];
+        foreach (self::SERIES as $server => $series) {
+            $points[] = new Point($server, $series, '', '/', self::CONNECTIONS, self::BODY, ['workers' => $options->workers]);
+        }
+
+        return $points;
+    }
+
+    public function start(string $server, Rig $rig): Server
+    {
+        $workers = $rig->options->workers;
+        $launcher = $rig->launcher;
+
+        return match ($server) {
+            'petrel-coroutine' => $launcher->petrel($server, $rig->app('examples/hello.php'), $workers, 'coroutine', self::BODY),
+            'petrel-sync' => $launcher->petrel($server, $rig->app('examples/hello.php'), $workers, 'sync', self::BODY),
+            'nginx' => $launcher->nginxReturn200($server, $workers),
+            'fpm' => $launcher->nginxFpm($server, $workers, 4 * $workers, $rig->app('bench/apps/hello-classic.php'), self::BODY),
+            default => throw new \LogicException("hello has no server {$server}"),
+        };
+    }
+
+    public function summary(ScenarioResult $result): string
+    {
+        $nginx = $result->rps(self::SERIES['nginx']);
+        $rows = [];
+        foreach (self::SERIES as $series) {
+            $point = $result->find($series);
+            if ($point === null) {
+                continue;
+            }
+            $rps = $result->rps($series);
+            $rows[] = [$series, Markdown::rateRange($point), Markdown::metric($point, 'p99_ms'),
+                Markdown::ratio($rps === null || $nginx === null ? null : Stats::ratio($rps, $nginx))];
+        }
+        $coroutine = $result->rps(self::SERIES['petrel-coroutine']);
+        $ratios = [
+            'Petrel coroutine / nginx `return 200`' => [$coroutine, $nginx],
+            'Petrel coroutine / nginx + php-fpm' => [$coroutine, $result->rps(self::SERIES['fpm'])],
+            'Petrel coroutine / Petrel sync' => [$coroutine, $result->rps(self::SERIES['petrel-sync'])],
+        ];
+
+        return Markdown::table(['Server', 'req/s (min–max)', 'p99 ms', 'vs nginx'], $rows) . "\n" . Ratios::lines($ratios);
+    }
+
+    public function chart(ScenarioResult $result): ?Chart
+    {
+        return Charts::bars($result, 'Hello world, c=' . self::CONNECTIONS . ' (higher is better)');
+    }
+}

@@ -1,0 +1,101 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Bench\Scenario;
+
+use Petrel\Bench\Options;
+use Petrel\Bench\Point;
+use Petrel\Bench\Report\Chart;
+use Petrel\Bench\Report\Charts;
+use Petrel\Bench\Report\Markdown;
+use Petrel\Bench\Rig;
+use Petrel\Bench\ScenarioResult;
+use Petrel\Bench\Server\Server;
+use Petrel\Bench\Stats;
+
+/**
+ * The seed's table: three SQL queries per request (`examples/db.php` on MariaDB), a
+ * resident server in sync mode against the same code in coroutine mode, for
+ * workers {2, 8, 50} × concurrency {100, 300, 500}.
+ */
+final class QueriesScenario implements Scenario
+{
+    public const WORKERS = [2, 8, 50];
+    public const CONNECTIONS = [100, 300, 500];
+    public const MODES = ['sync', 'coroutine'];
+    public const EXPECT = 'user5@example.com';
+
+    public function name(): string
+    {
+        return 'queries';
+    }
+
+    public function title(): string
+    {
+        return 'Three SQL queries per request — sync vs coroutine, workers × concurrency';
+    }
+
+    public function description(): string
+    {
+        return '`examples/db.php` `GET /`: `select * from test where id = 1`, `… id = 2`, `select * from test limit 5` '
+            . 'on MariaDB (1,000 rows), the last returned as JSON; the same app in `--mode=sync` (one request at a time '
+            . 'per worker, the seeds\' resident mode) and `--mode=coroutine`, for '
+            . \implode(', ', self::WORKERS) . ' workers × concurrency ' . \implode(', ', self::CONNECTIONS)
+            . '. MariaDB runs on the same machine and its CPU is not in the server\'s CPU %.';
+    }
+
+    public function plan(Options $options): array
+    {
+        $points = [];
+        foreach (self::WORKERS as $workers) {
+            foreach (self::MODES as $mode) {
+                foreach (self::CONNECTIONS as $connections) {
+                    $points[] = new Point("{$mode}-{$workers}", $mode, self::x($workers, $connections), '/', $connections, self::EXPECT,
+                        ['workers' => $workers, 'mode' => $mode]);
+                }
+            }
+        }
+
+        return $points;
+    }
+
+    public function start(string $server, Rig $rig): Server
+    {
+        [$mode, $workers] = \explode('-', $server);
+
+        return $rig->launcher->petrel("queries-{$server}", $rig->app('examples/db.php'), (int) $workers, $mode, self::EXPECT,
+            ['DATABASE_URL' => $rig->mysqlUrl()]);
+    }
+
+    public function summary(ScenarioResult $result): string
+    {
+        $rows = [];
+        foreach (self::WORKERS as $workers) {
+            foreach (self::CONNECTIONS as $connections) {
+                $x = self::x($workers, $connections);
+                $sync = $result->find('sync', $x);
+                $coroutine = $result->find('coroutine', $x);
+                if ($sync === null && $coroutine === null) {
+                    continue;
+                }
+                $ratio = ($a = $result->rps('coroutine', $x)) !== null && ($b = $result->rps('sync', $x)) !== null ? Stats::ratio($a, $b) : null;
+                $rows[] = [(string) $workers, (string) $connections,
+                    $sync === null ? '—' : Markdown::rateRange($sync), $coroutine === null ? '—' : Markdown::rateRange($coroutine),
+                    Markdown::ratio($ratio), Markdown::metric($sync, 'p99_ms'), Markdown::metric($coroutine, 'p99_ms')];
+            }
+        }
+
+        return Markdown::table(['Workers', 'Concurrency', 'sync req/s', 'coroutine req/s', 'coroutine / sync', 'sync p99 ms', 'coroutine p99 ms'], $rows);
+    }
+
+    public function chart(ScenarioResult $result): ?Chart
+    {
+        return Charts::series($result, 'Three queries per request: sync vs coroutine (higher is better)', 'workers, concurrency', Chart::BARS);
+    }
+
+    private static function x(int $workers, int $connections): string
+    {
+        return "w={$workers} c={$connections}";
+    }
+}
