@@ -11,5 +11,5 @@ return [
     'per_page' => 20,               // users per page on /users
     'var_dir' => __DIR__ . '/var',  // SQLite file, compiled templates (classic mode), file sessions
     'table_prefix' => '',           // e.g. "blog_" to share a database with other apps
-    'db_pool' => 128,               // database connections per worker (one per keep-alive client that queries)
+    'db_pool' => 16,                // database connections per worker (one per request in a query)
 ];

@@ -15,4 +15,4 @@ if (PHP_SAPI === 'cli-server') {
 
 require_once __DIR__ . '/../autoload.php';
 
-Blog\Classic\FrontController::serve(static fn () => require __DIR__ . '/../app.php');
+Petrel\Web\Classic\FrontController::serve(static fn () => require __DIR__ . '/../app.php');

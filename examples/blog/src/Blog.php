@@ -6,7 +6,6 @@ namespace Blog;
 
 use Blog\Middleware\RequestId;
 use Blog\Middleware\ServerTiming;
-use Petrel\Database\ConnectionException;
 use Petrel\Database\Database;
 use Petrel\Http\Request;
 use Petrel\Pool\PoolConfig;
@@ -15,13 +14,12 @@ use Petrel\Web\App;
 use Petrel\Web\Container\Container;
 use Petrel\Web\Session\Csrf;
 use Petrel\Web\Session\CsrfMiddleware;
+use Petrel\Web\Session\FileSessionStore;
 use Petrel\Web\Session\MemoryStore;
 use Petrel\Web\Session\RedisStore;
 use Petrel\Web\Session\SessionMiddleware;
 use Petrel\Web\Session\SessionStore;
 use Petrel\Web\View\View;
-
-use function Petrel\sleep;
 
 /**
  * Builds the blog: database (schema and seed rows made if missing), templates, services,
@@ -32,11 +30,10 @@ final class Blog
 {
     public static function app(Settings $settings): App
     {
-        // A database connection is leased per coroutine, and the server runs all the requests
-        // of a keep-alive connection in one coroutine: each keep-alive connection that reaches
-        // the database holds one until it closes. Size the pool for them (BLOG_DB_POOL).
+        // A request that queries holds one pooled connection until it ends; requests beyond
+        // the pool's size wait for one (BLOG_DB_POOL).
         $db = Database::fromUrl($settings->databaseUrl, new PoolConfig(max: $settings->dbPool));
-        self::ensureSchema($db, $settings->tablePrefix);
+        Schema::ensure($db, $settings->tablePrefix);
         User::setDatabase($db);
         User::useTablePrefix($settings->tablePrefix);
 
@@ -77,27 +74,6 @@ final class Blog
         $app->get('/api/users/{id:\d+}', [UserApi::class, 'show'])->name('api.user');
 
         return $app;
-    }
-
-    /**
-     * Schema::ensure(), retried a few times when a fresh SQLite file is "locked": workers
-     * opening a new database at the same moment race on its switch to WAL mode, which
-     * SQLite answers with SQLITE_BUSY at once, busy timeout or not.
-     */
-    private static function ensureSchema(Database $db, string $prefix): void
-    {
-        for ($attempt = 1; ; $attempt++) {
-            try {
-                Schema::ensure($db, $prefix);
-
-                return;
-            } catch (ConnectionException $error) {
-                if ($attempt === 5 || !\str_contains($error->getMessage(), 'database is locked')) {
-                    throw $error;
-                }
-                sleep(0.02 * $attempt);
-            }
-        }
     }
 
     /**

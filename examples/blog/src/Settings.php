@@ -19,7 +19,7 @@ final readonly class Settings
         public bool $debug = false,
         public int $perPage = 20,
         public string $tablePrefix = '',
-        public int $dbPool = 128,
+        public int $dbPool = 16,
         /** Booted per request (php-fpm, `php -S`) rather than once per worker. */
         public bool $classic = false,
     ) {

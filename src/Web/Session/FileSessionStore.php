@@ -2,9 +2,7 @@
 
 declare(strict_types=1);
 
-namespace Blog;
-
-use Petrel\Web\Session\SessionStore;
+namespace Petrel\Web\Session;
 
 /**
  * Sessions as JSON files in a directory — for classic mode without Redis, where the process

@@ -2,16 +2,18 @@
 
 declare(strict_types=1);
 
-namespace Petrel\Tests\System;
+namespace Petrel\Tests\Unit\Web\Classic;
 
-use Blog\Classic\GlobalsRequest;
 use Petrel\Http\UploadedFile;
+use Petrel\Web\Classic\GlobalsRequest;
+use Petrel\Web\Classic\MultipartBody;
+use PHPUnit\Framework\Attributes\CoversClass;
 use PHPUnit\Framework\TestCase;
 
-require_once __DIR__ . '/../../examples/blog/autoload.php';
-
 /** Classic mode's glue: a Petrel Request from what php-fpm / `php -S` hand a script. */
-final class BlogClassicRequestTest extends TestCase
+#[CoversClass(GlobalsRequest::class)]
+#[CoversClass(MultipartBody::class)]
+final class GlobalsRequestTest extends TestCase
 {
     /** @var list<string> */
     private array $files = [];
@@ -60,6 +62,19 @@ final class BlogClassicRequestTest extends TestCase
         self::assertSame(['a' => 'x y', 'b' => '1'], $request->getCookies());
     }
 
+    public function testDefaultsForAnAlmostEmptyServerArrayAndBasicAuthFromPhpAuthUser(): void
+    {
+        $request = GlobalsRequest::fromArrays(['REQUEST_URI' => 'index.php?x=1', 'PHP_AUTH_USER' => 'ada', 'PHP_AUTH_PW' => 's3cret', 'CONTENT_LENGTH' => ''], [], [], [], '/nonexistent/input');
+
+        self::assertSame('GET', $request->getMethod());
+        self::assertSame('/index.php?x=1', $request->getTarget());
+        self::assertSame('1.1', $request->getProtocolVersion());
+        self::assertSame('Basic ' . \base64_encode('ada:s3cret'), $request->getHeader('authorization'));
+        self::assertNull($request->getHeader('content-length'));
+        self::assertNull($request->getRemoteAddress());
+        self::assertSame(0, $request->getBodySize());
+    }
+
     public function testAMultipartBodyConsumedByPhpIsRebuiltFromPostAndFiles(): void
     {
         $one = $this->tempFile('first file');
@@ -96,7 +111,7 @@ final class BlogClassicRequestTest extends TestCase
 
     private function tempFile(string $content): string
     {
-        $file = (string) \tempnam(\sys_get_temp_dir(), 'blog-classic-');
+        $file = (string) \tempnam(\sys_get_temp_dir(), 'petrel-classic-');
         \file_put_contents($file, $content);
 
         return $this->files[] = $file;

@@ -2,7 +2,7 @@
 
 declare(strict_types=1);
 
-namespace Blog\Classic;
+namespace Petrel\Web\Classic;
 
 use Closure;
 use Petrel\Console\AppLoader;
@@ -15,7 +15,7 @@ use function Petrel\run;
  * Classic mode: one request per script run, the way php-fpm and `php -S` work.
  *
  *     // public/index.php
- *     Blog\Classic\FrontController::serve(static fn () => require __DIR__ . '/../app.php');
+ *     Petrel\Web\Classic\FrontController::serve(static fn () => require __DIR__ . '/../app.php');
  *
  * Builds the Request from the superglobals, boots the app, handles the request and sends
  * the response — all inside Petrel\run(), so the app's coroutine clients (database, Redis,
@@ -25,8 +25,6 @@ use function Petrel\run;
  *
  * A failure to boot is a 500 (logged with error_log(), no details to the client); errors
  * inside the App are rendered by the App itself.
- *
- * Candidate for the framework as Petrel\Web\Classic\… (it only needs Petrel\Http).
  */
 final class FrontController
 {

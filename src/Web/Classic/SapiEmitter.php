@@ -2,7 +2,7 @@
 
 declare(strict_types=1);
 
-namespace Blog\Classic;
+namespace Petrel\Web\Classic;
 
 use Petrel\Http\FileBody;
 use Petrel\Http\Request;
@@ -14,8 +14,6 @@ use Petrel\Http\StreamBody;
  * headers and cookies with header(), the body with echo (a file body is copied, a stream
  * body flushed chunk by chunk). Content-Length is set for bodies of known length; framing
  * is otherwise the SAPI's business. No body for HEAD, 1xx, 204 and 304.
- *
- * Candidate for the framework as Petrel\Web\Classic\… (it only needs Petrel\Http).
  */
 final class SapiEmitter
 {

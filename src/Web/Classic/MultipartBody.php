@@ -2,7 +2,7 @@
 
 declare(strict_types=1);
 
-namespace Blog\Classic;
+namespace Petrel\Web\Classic;
 
 /**
  * Re-encodes $_POST and $_FILES as a multipart/form-data body (in a php://temp stream), for

@@ -2,17 +2,16 @@
 
 declare(strict_types=1);
 
-namespace Petrel\Tests\System;
+namespace Petrel\Tests\Unit\Web\Session;
 
-use Blog\FileSessionStore;
-use Petrel\Tests\Unit\Web\Session\SessionStoreTestCase;
+use Petrel\Web\Session\FileSessionStore;
 use Petrel\Web\Session\Internal\SessionId;
 use Petrel\Web\Session\SessionStore;
+use PHPUnit\Framework\Attributes\CoversClass;
 
-require_once __DIR__ . '/../../examples/blog/autoload.php';
-
-/** The blog's file session store (classic mode without Redis) passes the SessionStore conformance suite. */
-final class BlogFileSessionStoreTest extends SessionStoreTestCase
+/** The file session store (classic mode without Redis) passes the SessionStore conformance suite. */
+#[CoversClass(FileSessionStore::class)]
+final class FileSessionStoreTest extends SessionStoreTestCase
 {
     private string $dir = '';
     private int $now = 1_700_000_000;
@@ -20,7 +19,7 @@ final class BlogFileSessionStoreTest extends SessionStoreTestCase
     protected function setUp(): void
     {
         parent::setUp();
-        $this->dir = \sys_get_temp_dir() . '/petrel-blog-sessions-' . \getmypid() . '-' . \bin2hex(\random_bytes(4));
+        $this->dir = \sys_get_temp_dir() . '/petrel-file-sessions-' . \getmypid() . '-' . \bin2hex(\random_bytes(4));
     }
 
     protected function tearDown(): void
@@ -47,6 +46,19 @@ final class BlogFileSessionStoreTest extends SessionStoreTestCase
         }
         $this->expectException(\InvalidArgumentException::class);
         $store->write('../escape-attempt-0000', ['x' => 1], 60);
+    }
+
+    public function testAnExpiredOrUnreadableFileReadsAsNoSession(): void
+    {
+        $store = $this->createStore();
+        [$expired, $corrupt] = [SessionId::generate(), SessionId::generate()];
+        $store->write($expired, ['a' => 1], 10);
+        \file_put_contents("{$this->dir}/{$corrupt}.json", '{"expires": "soon"');
+        $this->now += 10;
+
+        self::assertNull($store->read($expired));
+        self::assertFileDoesNotExist("{$this->dir}/{$expired}.json", 'an expired session is deleted when read');
+        self::assertNull($store->read($corrupt));
     }
 
     public function testAWriteLeavesNoTemporaryFileBehind(): void

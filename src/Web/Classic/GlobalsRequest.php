@@ -2,7 +2,7 @@
 
 declare(strict_types=1);
 
-namespace Blog\Classic;
+namespace Petrel\Web\Classic;
 
 use Petrel\Http\Request;
 
@@ -17,8 +17,6 @@ use Petrel\Http\Request;
  * empty, so the body is rebuilt from them (the files' content read from their temporary
  * copies). An upload PHP rejected (over upload_max_filesize, partial…) arrives as an empty
  * file input (UPLOAD_ERR_NO_FILE).
- *
- * Candidate for the framework as Petrel\Web\Classic\… (it only needs Petrel\Http).
  */
 final class GlobalsRequest
 {
