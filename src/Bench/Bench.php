@@ -66,8 +66,9 @@ final class Bench
         $progress = new Progress($this->progress, $total, $options->secondsPerPoint());
         $runner = new Runner($rig, $load, $progress, "{$out}/raw", $ticks, $page);
         $results = [];
-        $cleanUp = static function () use ($workspace): void {
+        $cleanUp = static function () use ($workspace, $out): void {
             $workspace->close();
+            $workspace->keepLogs("{$out}/logs");
             $workspace->removeFiles();
         };
         $this->stopOnSignals($cleanUp);

@@ -76,6 +76,22 @@ final class Workspace
         $this->processes = [];
     }
 
+    /** Copies the servers' logs (logs/*.log, nginx and php-fpm error logs) to $dir. */
+    public function keepLogs(string $dir): void
+    {
+        $logs = [...(\glob("{$this->dir}/logs/*.log") ?: []), ...(\glob("{$this->dir}/*/*.log") ?: [])];
+        if ($logs === []) {
+            return;
+        }
+        if (!\is_dir($dir)) {
+            @\mkdir($dir, 0755, true);
+        }
+        foreach ($logs as $log) {
+            $name = \str_starts_with($log, "{$this->dir}/logs/") ? \basename($log) : \basename(\dirname($log)) . '-' . \basename($log);
+            @\copy($log, "{$dir}/{$name}");
+        }
+    }
+
     public function removeFiles(): void
     {
         if (\is_dir($this->dir)) {

@@ -23,12 +23,16 @@ final class ProcessSampler
     private float $startedAt = 0.0;
     private float $sampledAt = 0.0;
 
-    /** @param list<int> $roots */
+    /**
+     * @param list<int> $roots
+     * @param (\Closure(): float)|null $clock seconds, monotonic (default hrtime)
+     */
     public function __construct(
         private readonly array $roots,
         private readonly string $proc = '/proc',
         private readonly int $ticksPerSecond = 100,
         private readonly int $pageSize = 4096,
+        private readonly ?\Closure $clock = null,
     ) {
     }
 
@@ -36,7 +40,7 @@ final class ProcessSampler
     {
         $this->firstTicks = $this->lastTicks = [];
         $this->peakRss = 0;
-        $this->startedAt = \hrtime(true) / 1e9;
+        $this->startedAt = $this->now();
         $this->sample();
     }
 
@@ -49,7 +53,7 @@ final class ProcessSampler
             $rss += $stat['rss'];
         }
         $this->peakRss = \max($this->peakRss, $rss);
-        $this->sampledAt = \hrtime(true) / 1e9;
+        $this->sampledAt = $this->now();
     }
 
     /** CPU used by the processes between start() and the last sample(), in % of one core. */
@@ -72,8 +76,13 @@ final class ProcessSampler
         return $this->peakRss;
     }
 
+    private function now(): float
+    {
+        return $this->clock !== null ? ($this->clock)() : \hrtime(true) / 1e9;
+    }
+
     /**
-     * The roots and their descendants that are alive now.
+     * The roots, the processes seen at earlier samples, and their descendants: those alive now.
      *
      * @return array<int, array{ticks: int, rss: int}>
      */
@@ -91,7 +100,9 @@ final class ProcessSampler
             $children[$stat['ppid']][] = $pid;
         }
         $found = [];
-        $queue = \array_values(\array_filter($this->roots, static fn (int $pid): bool => isset($all[$pid])));
+        // Processes seen before stay tracked even if their parent exits and init adopts them.
+        $tracked = [...$this->roots, ...\array_keys($this->lastTicks)];
+        $queue = \array_values(\array_filter($tracked, static fn (int $pid): bool => isset($all[$pid])));
         while ($queue !== []) {
             $pid = \array_pop($queue);
             if (isset($found[$pid])) {

@@ -1,0 +1,171 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Tests\System;
+
+use Petrel\Bench\Results;
+use Petrel\Bench\Workspace;
+use Petrel\Tests\Support\PetrelProcess;
+use PHPUnit\Framework\Attributes\Group;
+use PHPUnit\Framework\TestCase;
+
+/**
+ * `bin/petrel bench`: its errors, and a --quick run of every scenario against real
+ * servers (Petrel, nginx, php-fpm, MariaDB), checking that the report and the charts
+ * exist and hold every row — not the speed.
+ */
+final class BenchTest extends TestCase
+{
+    private string $dir = '';
+
+    protected function setUp(): void
+    {
+        $this->dir = \sys_get_temp_dir() . '/petrel-bench-test-' . \getmypid() . '-' . \bin2hex(\random_bytes(3));
+        \mkdir($this->dir . '/tmp', 0755, true);
+    }
+
+    protected function tearDown(): void
+    {
+        \exec('rm -rf ' . \escapeshellarg($this->dir));
+    }
+
+    public function testBadArgumentsGetOneClearLine(): void
+    {
+        $cases = [
+            [['bench', 'helo'], 'petrel: bench: unknown scenario "helo" (scenarios: hello, queries, latency, blog)'],
+            [['bench', '--load=siege'], 'petrel: bench: --load must be wrk or ab, not "siege"'],
+            [['bench', '--duration=0'], 'petrel: bench: --duration must be a whole number ≥ 1, not "0"'],
+            [['bench', '--repeat=three'], 'petrel: bench: --repeat must be a whole number ≥ 1, not "three"'],
+            [['bench', '--fast'], 'petrel: bench: unknown option --fast (see bin/petrel bench --help)'],
+            [['bench', '--out'], 'petrel: bench: --out needs a value (--out=...)'],
+            [['bench', "--report={$this->dir}"], "petrel: No results.json in {$this->dir}"],
+        ];
+        foreach ($cases as [$arguments, $message]) {
+            $output = PetrelProcess::runCli($arguments, $code);
+            self::assertSame(1, $code, $output);
+            self::assertSame("{$message}\n", $output);
+        }
+    }
+
+    public function testHelp(): void
+    {
+        $output = PetrelProcess::runCli(['bench', '--help'], $code);
+
+        self::assertSame(0, $code);
+        self::assertStringContainsString('bin/petrel bench [SCENARIO...] [options]', $output);
+        self::assertStringContainsString('--quick', $output);
+    }
+
+    public function testQuickRunOfEveryScenario(): void
+    {
+        $this->requireTools(['wrk', 'nginx', 'gnuplot', 'php-fpm' . \PHP_MAJOR_VERSION . '.' . \PHP_MINOR_VERSION]);
+        if (!\str_starts_with((string) \getenv('MYSQL_URL'), 'mysql://')) {
+            $this->requireTools(['mariadbd', 'mariadb-install-db']);
+        }
+
+        [$code, $output] = $this->bench(['--quick']);
+
+        self::assertSame(0, $code, $output);
+        $report = (string) \file_get_contents("{$this->dir}/out/report.md");
+        self::assertStringNotContainsString('not measured', $report);
+        self::assertStringNotContainsString('⚠', $report);
+        foreach (['## Hello world', '## Three SQL queries', '## Query latency', '## The blog example'] as $heading) {
+            self::assertStringContainsString($heading, $report);
+        }
+        foreach (['| Petrel coroutine |', '| Petrel sync |', '| nginx return 200 |', '| nginx + php-fpm (classic) |',
+            '| Petrel direct |', '| nginx → Petrel (reverse proxy) |'] as $row) {
+            self::assertStringContainsString($row, $report);
+        }
+        foreach ([2, 8, 50] as $workers) {
+            foreach ([100, 300, 500] as $connections) {
+                self::assertMatchesRegularExpression("/^\\| {$workers} \\| {$connections} \\| [\\d,.]+ \\| [\\d,.]+ \\| [\\d.]+× \\|/m", $report);
+            }
+        }
+        foreach ([0, 1, 5, 10, 50] as $ms) {
+            self::assertMatchesRegularExpression("/^\\| {$ms} ms \\| [\\d,.]+ \\| [\\d,.]+ \\| [\\d.]+× \\|/m", $report);
+        }
+        foreach (['hello', 'queries', 'latency', 'blog'] as $chart) {
+            self::assertStringStartsWith("\x89PNG", (string) \file_get_contents("{$this->dir}/out/{$chart}.png"));
+            self::assertStringContainsString("![{$chart}]({$chart}.png)", $report);
+        }
+
+        $results = Results::fromJson((string) \file_get_contents("{$this->dir}/out/results.json"));
+        $points = 0;
+        foreach ($results->scenarios as $scenario) {
+            foreach ($scenario->points as $point) {
+                ++$points;
+                self::assertCount(1, $point->runs, $point->point->describe());
+                self::assertGreaterThan(0, $point->median('rps'), $point->point->describe());
+                self::assertSame(0.0, $point->median('non2xx'), $point->point->describe());
+                self::assertGreaterThan(0, $point->median('peak_rss_mb'), $point->point->describe());
+            }
+        }
+        self::assertSame(4 + 18 + 10 + 3, $points);
+        self::assertArrayHasKey('nginx', $results->machine);
+        self::assertArrayHasKey('mariadb', $results->machine);
+        self::assertStringContainsString('[1/35] hello · Petrel coroutine', $output);
+        $this->assertNothingLeftRunning();
+    }
+
+    public function testQuickHelloWithAb(): void
+    {
+        $this->requireTools(['ab', 'nginx', 'php-fpm' . \PHP_MAJOR_VERSION . '.' . \PHP_MINOR_VERSION]);
+
+        [$code, $output] = $this->bench(['hello', '--quick', '--load=ab', '--workers=1']);
+
+        self::assertSame(0, $code, $output);
+        $results = Results::fromJson((string) \file_get_contents("{$this->dir}/out/results.json"));
+        self::assertSame(['hello'], \array_map(static fn ($s) => $s->name, $results->scenarios));
+        self::assertStringStartsWith('ApacheBench', $results->machine['load_generator'] ?? '');
+        self::assertSame(1, $results->options['workers']);
+        foreach ($results->scenarios[0]->points as $point) {
+            self::assertGreaterThan(0, $point->median('rps'), $point->point->describe());
+        }
+        $this->assertNothingLeftRunning();
+    }
+
+    /**
+     * Runs bin/petrel bench with its work directory under this test's directory.
+     *
+     * @param list<string> $arguments
+     * @return array{int, string}
+     */
+    private function bench(array $arguments): array
+    {
+        $process = \proc_open([\PHP_BINARY, PetrelProcess::bin(), 'bench', ...$arguments, "--out={$this->dir}/out"],
+            [0 => ['file', '/dev/null', 'r'], 1 => ['file', "{$this->dir}/output.log", 'w'], 2 => ['file', "{$this->dir}/output.log", 'a']],
+            $pipes, null, ['TMPDIR' => "{$this->dir}/tmp"] + \getenv());
+        self::assertIsResource($process);
+        $code = \proc_close($process);
+
+        return [$code, (string) \file_get_contents("{$this->dir}/output.log")];
+    }
+
+    /** No process started by the run is still alive, and its work directory is gone. */
+    private function assertNothingLeftRunning(): void
+    {
+        $left = [];
+        foreach (\glob('/proc/[0-9]*/cmdline') ?: [] as $file) {
+            $cmdline = \str_replace("\0", ' ', (string) @\file_get_contents($file));
+            if (\str_contains($cmdline, "{$this->dir}/tmp")) {
+                $left[] = $cmdline;
+            }
+        }
+        self::assertSame([], $left);
+        self::assertSame([], \glob("{$this->dir}/tmp/*") ?: []);
+    }
+
+    /** @param list<string> $tools */
+    private function requireTools(array $tools): void
+    {
+        $missing = \array_values(\array_filter($tools, static fn (string $tool): bool => Workspace::which($tool) === null));
+        if ($missing === []) {
+            return;
+        }
+        if (\getenv('PETREL_REQUIRE_SERVICES') === '1') {
+            self::fail('PETREL_REQUIRE_SERVICES=1 but ' . \implode(', ', $missing) . ' not installed');
+        }
+        self::markTestSkipped(\implode(', ', $missing) . ' not installed');
+    }
+}
