@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Petrel\Web\Model;
 
 use DateTimeImmutable;
+use Petrel\Database\Database;
 use Petrel\Web\Model\Internal\Cast;
 
 /**
@@ -24,17 +25,23 @@ use Petrel\Web\Model\Internal\Cast;
  * Attributes are read and written as properties ($user->name) or with get()/set(); casts
  * apply on both: int, float, bool, string, datetime (DateTimeImmutable, stored as
  * 'Y-m-d H:i:s' in the default timezone), json (decoded), decimal and decimal:N (numeric
- * strings); a value that cannot take its cast is a ModelError. Declare the columns as `@property` tags
- * on the class for static analysis and IDEs. Mass assignment (constructor, fill(),
- * create()) takes only the $fillable attributes and silently drops the rest, so request
- * input can be passed as is; set() is not restricted. Models hold no connection: each
- * query goes through the Database, which leases one connection per coroutine, so models
- * are safe in concurrent requests and take part in the current Database::transaction().
+ * strings); a value that cannot take its cast is a ModelError. Loaded dates and JSON are
+ * converted when first used, not when the row is read (a page showing one date of a row
+ * does not pay for the others; a bad stored value fails where it is used). Declare the
+ * columns as `@property` tags on the class for static analysis and IDEs. Mass assignment
+ * (constructor, fill(), create()) takes only the $fillable attributes and silently drops
+ * the rest, so request input can be passed as is; set() is not restricted. Models hold no
+ * connection: each query goes through the Database, which leases one connection per
+ * coroutine, so models are safe in concurrent requests and take part in the current
+ * Database::transaction().
  */
 abstract class Model implements \JsonSerializable
 {
     use Internal\DatabaseResolver;
     use Internal\Relations;
+
+    /** The casts of the columns $timestamps fills, unless $casts says otherwise. */
+    private const TIMESTAMP_CASTS = ['created_at' => 'datetime', 'updated_at' => 'datetime'];
 
     /** The table; '' derives it from the class name: BlogPost → blog_posts. */
     protected static string $table = '';
@@ -53,6 +60,11 @@ abstract class Model implements \JsonSerializable
     /** @var array<string, mixed> the attributes as last loaded or saved */
     private array $original = [];
     private bool $persisted = false;
+    /** @var array<string, string> loaded attributes still as the database returned them => their cast */
+    private array $uncast = [];
+
+    /** @var array<string, array<string, array<string, string>>> find()'s SQL by driver, table and primary key */
+    private static array $findSql = [];
 
     /** @param array<string, mixed> $attributes mass-assigned (fillable only) */
     final public function __construct(array $attributes = [])
@@ -95,7 +107,10 @@ abstract class Model implements \JsonSerializable
 
     public static function find(int|string $key): ?static
     {
-        return static::query()->where(static::$primaryKey, $key)->first();
+        $db = static::database();
+        $row = $db->first(self::findSql($db), [$key]);
+
+        return $row === null ? null : self::fromRow($row);
     }
 
     /** @throws ModelNotFoundException (a 404 when it escapes a request) */
@@ -116,6 +131,9 @@ abstract class Model implements \JsonSerializable
     /** @param array<string, mixed> $attributes only the fillable ones are set */
     public function fill(array $attributes): static
     {
+        if ($attributes === []) {
+            return $this;
+        }
         foreach (\array_intersect_key($attributes, \array_flip(static::$fillable)) as $key => $value) {
             $this->set($key, $value);
         }
@@ -125,11 +143,18 @@ abstract class Model implements \JsonSerializable
 
     public function get(string $key): mixed
     {
+        if (isset($this->uncast[$key])) {
+            $this->castLoaded($key);
+        }
+
         return $this->attributes[$key] ?? null;
     }
 
     public function set(string $key, mixed $value): static
     {
+        if (isset($this->uncast[$key])) {
+            $this->castLoaded($key); // what was loaded, as dirty() compares it
+        }
         $this->attributes[$key] = Cast::fromInput(self::castOf($key), $value, $key);
 
         return $this;
@@ -152,12 +177,15 @@ abstract class Model implements \JsonSerializable
 
     public function __unset(string $key): void
     {
+        if (isset($this->uncast[$key])) {
+            $this->castLoaded($key);
+        }
         unset($this->attributes[$key]);
     }
 
     public function key(): int|string|null
     {
-        $key = $this->attributes[static::$primaryKey] ?? null;
+        $key = $this->get(static::$primaryKey);
 
         return \is_int($key) || \is_string($key) ? $key : null;
     }
@@ -179,6 +207,7 @@ abstract class Model implements \JsonSerializable
     /** @return array<string, mixed> the changed attributes */
     public function dirty(): array
     {
+        $this->castAllLoaded();
         $dirty = [];
         foreach ($this->attributes as $key => $value) {
             $cast = self::castOf($key);
@@ -196,6 +225,7 @@ abstract class Model implements \JsonSerializable
      */
     public function save(): void
     {
+        $this->castAllLoaded();
         $now = static::$timestamps ? self::now() : null;
         if (!$this->persisted) {
             if ($now !== null) {
@@ -251,6 +281,7 @@ abstract class Model implements \JsonSerializable
     /** @return array<string, mixed> the attributes but the hidden ones, dates as ISO 8601 */
     public function toArray(): array
     {
+        $this->castAllLoaded();
         $values = \array_diff_key($this->attributes, \array_flip(static::$hidden));
 
         return \array_map(Cast::toJson(...), $values);
@@ -271,10 +302,22 @@ abstract class Model implements \JsonSerializable
         return $model;
     }
 
+    /**
+     * The SELECT of find(): static::query()->where(primary key, ?)->limit(1), built once per
+     * dialect, table and key (it depends on nothing else) instead of on every call.
+     */
+    private static function findSql(Database $db): string
+    {
+        $driver = $db->driverName();
+        $table = static::tableName();
+        $primaryKey = static::$primaryKey;
+
+        return self::$findSql[$driver][$table][$primaryKey] ??= Query::on($db)->table($table)->where($primaryKey, 0)->limit(1)->toSql()[0];
+    }
+
     private static function castOf(string $key): ?string
     {
-        return static::$casts[$key]
-            ?? (static::$timestamps && ($key === 'created_at' || $key === 'updated_at') ? 'datetime' : null);
+        return static::$casts[$key] ?? (static::$timestamps ? self::TIMESTAMP_CASTS[$key] ?? null : null);
     }
 
     private static function now(): DateTimeImmutable
@@ -282,15 +325,45 @@ abstract class Model implements \JsonSerializable
         return (new DateTimeImmutable('@' . \time()))->setTimezone(new \DateTimeZone(\date_default_timezone_get()));
     }
 
-    /** @param array<string, mixed> $row */
+    /**
+     * Takes a row as the database returned it. Cheap casts apply now; dates and JSON wait
+     * in $uncast for their first use (castLoaded()).
+     *
+     * @param array<string, mixed> $row
+     */
     private function load(array $row): void
     {
-        $this->attributes = [];
+        $this->attributes = $row;
+        $this->uncast = [];
+        $casts = static::$timestamps ? static::$casts + self::TIMESTAMP_CASTS : static::$casts;
         foreach ($row as $key => $value) {
-            $this->attributes[$key] = Cast::fromDatabase(self::castOf($key), $value, $key);
+            $cast = $value === null ? null : ($casts[$key] ?? null);
+            if ($cast === null) {
+                continue;
+            }
+            if (Cast::isDeferred($cast)) {
+                $this->uncast[$key] = $cast;
+            } else {
+                $this->attributes[$key] = Cast::fromDatabase($cast, $value, $key);
+            }
         }
         $this->original = $this->attributes;
         $this->persisted = true;
+    }
+
+    /** Casts a loaded attribute still in its database form, in both the current and the original values. */
+    private function castLoaded(string $key): void
+    {
+        $value = Cast::fromDatabase($this->uncast[$key], $this->attributes[$key] ?? null, $key);
+        unset($this->uncast[$key]);
+        $this->attributes[$key] = $this->original[$key] = $value;
+    }
+
+    private function castAllLoaded(): void
+    {
+        foreach ($this->uncast as $key => $cast) {
+            $this->castLoaded($key);
+        }
     }
 
     /**

@@ -18,6 +18,8 @@ final class UrlGenerator
 {
     /** @var array<string, Route> */
     private readonly array $named;
+    /** @var array<string, string> route name => its path without parameters (links to fixed pages, built once) */
+    private array $plainPaths = [];
 
     /**
      * @param list<Route> $routes
@@ -50,6 +52,19 @@ final class UrlGenerator
      * @throws RouteError for an unknown route name or unusable parameters
      */
     public function generate(string $name, array $params = [], array $query = []): string
+    {
+        if ($params === [] && $query === []) {
+            return $this->plainPaths[$name] ??= $this->build($name, [], []);
+        }
+
+        return $this->build($name, $params, $query);
+    }
+
+    /**
+     * @param array<string, string|int|float|\Stringable> $params
+     * @param array<mixed> $query
+     */
+    private function build(string $name, array $params, array $query): string
     {
         $route = $this->named[$name] ?? throw new RouteError("No route is named \"{$name}\"");
         $variants = $route->variants();

@@ -5,9 +5,10 @@ declare(strict_types=1);
 namespace Petrel\Web\View;
 
 use Petrel\Http\Response;
+use Petrel\Web\View\Internal\KeyCachingFilesystemLoader;
 use Petrel\Web\View\Internal\ReloadingFilesystemLoader;
 use Twig\Environment;
-use Twig\Loader\FilesystemLoader;
+use Twig\TemplateWrapper;
 use Twig\TwigFunction;
 
 /**
@@ -20,10 +21,12 @@ use Twig\TwigFunction;
  * Compiled once per worker, kept in memory. A template is compiled to a PHP class the first
  * time it is rendered; the Environment (and PHP's class table) keep that class for the
  * life of the process, so later renders — from any request the worker serves — neither
- * read nor compile the template again. With no $cacheDir (the default, right for the
- * resident modes) nothing is written to disk. With a $cacheDir the compiled PHP also goes
- * there, and a fresh process loads it instead of compiling: use one (plus opcache) in
- * classic mode (php-fpm, `php -S`), where a process lives for one request.
+ * read nor compile the template again. Outside debug mode the template a name stands for
+ * (and its cache key) is looked up once, too: add loader paths at boot. With no $cacheDir
+ * (the default, right for the resident modes) nothing is written to disk. With a $cacheDir
+ * the compiled PHP also goes there, and a fresh process loads it instead of compiling: use
+ * one (plus opcache) in classic mode (php-fpm, `php -S`), where a process lives for one
+ * request.
  *
  * Debug mode ($debug = true): Twig's debug mode and strict_variables are on, and a template
  * whose file changed is recompiled on its next render (its cache key includes a hash of
@@ -47,6 +50,8 @@ use Twig\TwigFunction;
 final class View
 {
     private readonly Environment $twig;
+    /** @var array<string, TemplateWrapper> loaded templates by name (outside debug mode, where they never change) */
+    private array $templates = [];
 
     /**
      * @param string|list<string> $templateDirs directories searched in order
@@ -68,7 +73,7 @@ final class View
                 throw new ViewError(\sprintf('Template directory "%s" does not exist', $dir));
             }
         }
-        $loader = $debug ? new ReloadingFilesystemLoader($dirs) : new FilesystemLoader($dirs);
+        $loader = $debug ? new ReloadingFilesystemLoader($dirs) : new KeyCachingFilesystemLoader($dirs);
         $this->twig = new Environment($loader, [
             'debug' => $debug,
             'auto_reload' => $debug,
@@ -90,7 +95,7 @@ final class View
      */
     public function render(string $template, array $data = []): string
     {
-        return $this->twig->render($template, $data);
+        return $this->template($template)->render($data);
     }
 
     /**
@@ -101,7 +106,7 @@ final class View
      */
     public function response(string $template, array $data = [], int $status = 200): Response
     {
-        return Response::html($this->twig->render($template, $data), $status);
+        return Response::html($this->template($template)->render($data), $status);
     }
 
     /**
@@ -135,6 +140,19 @@ final class View
     public function isDebug(): bool
     {
         return $this->debug;
+    }
+
+    /**
+     * The loaded template. Outside debug mode a name always gives the same template, so it is
+     * looked up once; in debug mode Twig is asked every time (the file may have changed).
+     */
+    private function template(string $name): TemplateWrapper
+    {
+        if ($this->debug) {
+            return $this->twig->load($name);
+        }
+
+        return $this->templates[$name] ??= $this->twig->load($name);
     }
 
     /** The Twig environment, for what this class does not cover (extensions, filters, loaders). */

@@ -35,6 +35,14 @@ final class Cast
         return self::fromInput($cast, $value, $attribute);
     }
 
+    /** Whether converting a loaded value is worth deferring to its first use (dates, JSON). */
+    public static function isDeferred(string $cast): bool
+    {
+        $base = self::base($cast);
+
+        return $base === 'datetime' || $base === 'json';
+    }
+
     /** A value set by code, to the attribute's PHP type. */
     public static function fromInput(?string $cast, mixed $value, string $attribute): mixed
     {
@@ -78,11 +86,11 @@ final class Cast
     private static function base(?string $cast): ?string
     {
         return match ($cast) {
+            null, 'int', 'float', 'bool', 'string', 'datetime', 'json', 'decimal' => $cast,
             'integer' => 'int',
             'double' => 'float',
             'boolean' => 'bool',
             'array' => 'json',
-            null => null,
             default => \explode(':', $cast, 2)[0],
         };
     }

@@ -98,6 +98,35 @@ final class ModelCrudTest extends DatabaseTestCase
     }
 
     #[DataProvider('backends')]
+    public function testDatesAndJsonAreConvertedWhenFirstUsed(string $backend): void
+    {
+        $this->onBackend($backend, static function (Database $db): void {
+            $user = User::create(['name' => 'Lazy', 'meta' => ['a' => 1]]);
+            $db->execute('UPDATE ' . Backends::USERS . ' SET born_at = ? WHERE id = ?', ['1990-05-17 08:30:00', $user->id]);
+
+            $loaded = User::findOrFail($user->id);
+            self::assertFalse($loaded->isDirty(), 'dirty() converts what it compares');
+            $loaded = User::findOrFail($user->id);
+            self::assertSame('1990-05-17', $loaded->born_at?->format('Y-m-d'));
+            self::assertSame(['a' => 1], $loaded->meta);
+            self::assertSame([], $loaded->dirty(), 'converted values are clean');
+
+            $loaded = User::findOrFail($user->id);
+            $loaded->born_at = new DateTimeImmutable('1990-05-17 08:30:00');
+            self::assertSame([], $loaded->dirty(), 'the same date, set before the loaded one was ever read');
+            $loaded->born_at = new DateTimeImmutable('1991-01-01 00:00:00');
+            unset($loaded->meta);
+            self::assertSame(['born_at'], \array_keys($loaded->dirty()));
+            $loaded->save();
+            self::assertSame('1991-01-01', User::findOrFail($user->id)->born_at?->format('Y-m-d'));
+
+            $json = User::findOrFail($user->id)->toArray();
+            self::assertSame(['a' => 1], $json['meta']);
+            self::assertStringStartsWith('1991-01-01T00:00:00', (string) $json['born_at']);
+        });
+    }
+
+    #[DataProvider('backends')]
     public function testSaveWritesOnlyDirtyAttributesAndTouchesUpdatedAt(string $backend): void
     {
         $this->onBackend($backend, static function (Database $db): void {

@@ -115,6 +115,20 @@ final class UrlGeneratorTest extends TestCase
         $this->urls()->generate($name, $params);
     }
 
+    public function testPathsWithoutParametersAreTheSameEveryTimeAndErrorsStayErrors(): void
+    {
+        $urls = $this->urls();
+        foreach ([1, 2] as $time) {
+            self::assertSame(['/', '/blog', '/blog/3', '/?a=1'], [$urls->generate('home'), $urls->generate('blog'), $urls->generate('blog', ['page' => 3]), $urls->generate('home', [], ['a' => 1])], "call {$time}");
+            try {
+                $urls->generate('user');
+                self::fail('a missing parameter is an error');
+            } catch (RouteError $error) {
+                self::assertStringContainsString('Missing parameter(s) "id"', $error->getMessage(), "call {$time}");
+            }
+        }
+    }
+
     public function testDuplicateNamesAreAnError(): void
     {
         (new RouteGroup($this->table))->get('/other', static fn () => null)->name('user');
