@@ -4,9 +4,8 @@ declare(strict_types=1);
 
 namespace Petrel\Console;
 
-use Closure;
-use Petrel\Http\ClosureHandler;
-use Petrel\Http\Psr\PsrRequestHandler;
+use InvalidArgumentException;
+use Petrel\Http\Handlers;
 use Petrel\Http\RequestHandler;
 use Throwable;
 
@@ -39,22 +38,13 @@ final class AppLoader
         return self::toHandler($app, $path);
     }
 
+    /** @throws ConsoleException when $app is not a request handler */
     public static function toHandler(mixed $app, string $path = 'APP'): RequestHandler
     {
-        if ($app instanceof RequestHandler) {
-            return $app;
+        try {
+            return Handlers::from($app, $path);
+        } catch (InvalidArgumentException $error) {
+            throw new ConsoleException($error->getMessage(), 0, $error);
         }
-        if ($app instanceof Closure) {
-            return new ClosureHandler($app);
-        }
-        if (\interface_exists(\Psr\Http\Server\RequestHandlerInterface::class) && $app instanceof \Psr\Http\Server\RequestHandlerInterface) {
-            return new PsrRequestHandler($app);
-        }
-        throw new ConsoleException(\sprintf(
-            '%s must return a request handler (a Closure taking a Petrel\Http\Request and returning a Response, '
-            . 'a Petrel\Http\RequestHandler, a PSR-15 RequestHandlerInterface or a Petrel\Web\App); it returned %s',
-            $path,
-            \get_debug_type($app),
-        ));
     }
 }

@@ -5,7 +5,7 @@ declare(strict_types=1);
 namespace Petrel\Web\Classic;
 
 use Closure;
-use Petrel\Console\AppLoader;
+use Petrel\Http\Handlers;
 use Petrel\Http\Response;
 use Throwable;
 
@@ -34,7 +34,7 @@ final class FrontController
         run(static function () use ($boot): void {
             $request = GlobalsRequest::fromGlobals();
             try {
-                $response = AppLoader::toHandler($boot(), 'the app')->handle($request);
+                $response = Handlers::from($boot(), 'the app')->handle($request);
             } catch (Throwable $error) {
                 \error_log(\sprintf('petrel classic: %s %s failed: %s', $request->getMethod(), $request->getTarget(), $error));
                 $response = Response::text("500 Internal Server Error\n", 500);
