@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Petrel\Pool;
 
 use Closure;
+use Petrel\Coroutine\Coroutine;
 use Petrel\Coroutine\Scheduler;
 use Petrel\Coroutine\Suspension;
 use Throwable;
@@ -23,7 +24,7 @@ use Throwable;
  */
 final class Pool
 {
-    /** @var list<array{T, float}> idle connections and when each was returned; last in, first out */
+    /** @var list<array{T, float, float}> idle connections, when each was returned and when opened; last in, first out */
     private array $idle = [];
     /** @var array<int, float> spl_object_id => creation time, for every open connection */
     private array $born = [];
@@ -34,6 +35,8 @@ final class Pool
     private array $leases = [];
     private ?int $reaper = null;
     private bool $closed = false;
+    /** Deferred by lease() in each leasing coroutine; made once, as a closure per lease costs an allocation. */
+    private readonly Closure $releaseAtEnd;
 
     /**
      * @param Closure(): T $connect opens a new connection (may suspend; may throw)
@@ -49,6 +52,7 @@ final class Pool
         private readonly ?Closure $healthCheck = null,
         private readonly ?Closure $close = null,
     ) {
+        $this->releaseAtEnd = $this->releaseLease(...);
     }
 
     /**
@@ -64,7 +68,7 @@ final class Pool
                 throw new PoolException("Pool \"{$this->name}\" is closed");
             }
             while (($entry = \array_pop($this->idle)) !== null) {
-                if ($this->isHealthy($entry[0], $entry[1])) {
+                if ($this->isHealthy($entry[0], $entry[1], $entry[2])) {
                     return $entry[0];
                 }
                 $this->destroy($entry[0]);
@@ -92,17 +96,20 @@ final class Pool
         if ($born === null) {
             return; // not ours, or already destroyed
         }
-        if ($this->closed || !$this->usable($connection) || \hrtime(true) * 1e-9 - $born > $this->config->maxLifetime) {
+        $now = \hrtime(true) * 1e-9;
+        if ($this->closed || $now - $born > $this->config->maxLifetime || !$this->usable($connection)) {
             $this->destroy($connection);
             $this->handOver(null);
 
             return;
         }
-        if ($this->handOver($connection)) {
+        if ($this->waiters !== [] && $this->handOver($connection)) {
             return;
         }
-        $this->idle[] = [$connection, \hrtime(true) * 1e-9];
-        $this->startReaper();
+        $this->idle[] = [$connection, $now, $born];
+        if ($this->reaper === null) {
+            $this->startReaper();
+        }
     }
 
     /**
@@ -128,19 +135,11 @@ final class Pool
      */
     public function lease(): object
     {
+        // Every query of a request comes here: the common case is one lookup.
         $scheduler = Scheduler::get();
         $coroutine = $scheduler->current();
-        $key = $coroutine->id ?? 0;
-        if (isset($this->leases[$key])) {
-            return $this->leases[$key];
-        }
-        $connection = $this->acquire();
-        $this->leases[$key] = $connection;
-        if ($coroutine !== null) {
-            $scheduler->defer(fn () => $this->releaseLease($key));
-        }
 
-        return $connection;
+        return $this->leases[$coroutine->id ?? 0] ?? $this->leaseNew($scheduler, $coroutine);
     }
 
     /** Returns the current coroutine's leased connection now (it would be at its end). */
@@ -152,6 +151,23 @@ final class Pool
             unset($this->leases[$key]);
             $this->release($connection);
         }
+    }
+
+    /**
+     * The current coroutine's first lease: acquires, and has the connection released when the
+     * coroutine ends (by $releaseAtEnd, which runs inside it and so finds its key).
+     *
+     * @return T
+     */
+    private function leaseNew(Scheduler $scheduler, ?Coroutine $coroutine): object
+    {
+        $connection = $this->acquire(); // may suspend, but the coroutine stays the same
+        $this->leases[$coroutine->id ?? 0] = $connection;
+        if ($coroutine !== null) {
+            $scheduler->defer($this->releaseAtEnd);
+        }
+
+        return $connection;
     }
 
     /**
@@ -264,10 +280,10 @@ final class Pool
     }
 
     /** @param T $connection */
-    private function isHealthy(object $connection, float $idleSince): bool
+    private function isHealthy(object $connection, float $idleSince, float $born): bool
     {
         $now = \hrtime(true) * 1e-9;
-        if ($now - ($this->born[\spl_object_id($connection)] ?? $now) > $this->config->maxLifetime || !$this->usable($connection)) {
+        if ($now - $born > $this->config->maxLifetime || !$this->usable($connection)) {
             return false;
         }
         if ($this->healthCheck === null || $now - $idleSince < $this->config->healthCheckAfter) {
@@ -319,7 +335,7 @@ final class Pool
             $keep = [];
             foreach ($this->idle as $entry) {
                 $expired = $now - $entry[1] > $this->config->idleTimeout && $this->size > $this->config->min;
-                if ($expired || $now - ($this->born[\spl_object_id($entry[0])] ?? $now) > $this->config->maxLifetime) {
+                if ($expired || $now - $entry[2] > $this->config->maxLifetime) {
                     $this->destroy($entry[0]);
                 } else {
                     $keep[] = $entry;

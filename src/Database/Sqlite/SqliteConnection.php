@@ -97,12 +97,9 @@ final class SqliteConnection implements Connection
 
     public function query(string $sql, array $params = []): array
     {
-        $statement = $this->run($sql, $params);
-        /** @var list<array<string, mixed>> $rows */
-        $rows = $statement->fetchAll();
-        $statement->closeCursor();
-
-        return $rows;
+        // fetchAll() reads up to SQLITE_DONE, where pdo_sqlite resets the statement: no closeCursor() needed.
+        /** @var list<array<string, mixed>> */
+        return $this->run($sql, $params)->fetchAll();
     }
 
     public function execute(string $sql, array $params = []): Result
@@ -202,14 +199,15 @@ final class SqliteConnection implements Connection
     {
         try {
             foreach ($params as $key => $value) {
-                $value = ParameterValue::normalize($value, $key);
-                $type = match (true) {
-                    $value === null => PDO::PARAM_NULL,
-                    \is_bool($value) => PDO::PARAM_BOOL,
-                    \is_int($value) => PDO::PARAM_INT,
-                    default => PDO::PARAM_STR,
-                };
-                $statement->bindValue(\is_int($key) ? $key + 1 : ':' . \ltrim($key, ':'), \is_float($value) ? (string) $value : $value, $type);
+                $name = \is_int($key) ? $key + 1 : ':' . \ltrim($key, ':');
+                // Ints and strings, most parameters, go straight through; the rest are normalised.
+                if (\is_int($value)) {
+                    $statement->bindValue($name, $value, PDO::PARAM_INT);
+                } elseif (\is_string($value)) {
+                    $statement->bindValue($name, $value);
+                } else {
+                    self::bindOther($statement, $name, ParameterValue::normalize($value, $key));
+                }
             }
             $statement->execute();
 
@@ -219,20 +217,36 @@ final class SqliteConnection implements Connection
         }
     }
 
+    private static function bindOther(PDOStatement $statement, int|string $name, null|bool|int|float|string $value): void
+    {
+        $type = match (true) {
+            $value === null => PDO::PARAM_NULL,
+            \is_bool($value) => PDO::PARAM_BOOL,
+            \is_int($value) => PDO::PARAM_INT,
+            default => PDO::PARAM_STR,
+        };
+        $statement->bindValue($name, \is_float($value) ? (string) $value : $value, $type);
+    }
+
     /** @param array<int|string, mixed> $params */
     private function run(string $sql, array $params): PDOStatement
     {
-        $pdo = $this->pdo();
+        return $this->runStatement($this->statements[$sql] ?? $this->prepareCached($sql), $params, $sql);
+    }
+
+    /** Prepares $sql and keeps it for the next run, up to 256 statements (oldest dropped first). */
+    private function prepareCached(string $sql): PDOStatement
+    {
         try {
-            $statement = $this->statements[$sql] ??= $pdo->prepare($sql);
-            if (\count($this->statements) > 256) {
-                \array_shift($this->statements);
-            }
+            $statement = $this->pdo()->prepare($sql);
         } catch (PDOException $error) {
             throw self::queryException($error, $sql);
         }
+        if (\count($this->statements) >= 256) {
+            \array_shift($this->statements);
+        }
 
-        return $this->runStatement($statement, $params, $sql);
+        return $this->statements[$sql] = $statement;
     }
 
     private function pdo(): PDO

@@ -149,6 +149,44 @@ final class SqliteDatabaseTest extends AsyncTestCase
         });
     }
 
+    public function testCachedStatementsHoldNoReadLockAfterAQuery(): void
+    {
+        $this->async(function (): void {
+            $db = Database::fromUrl("sqlite://{$this->file}");
+            $db->execute('CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)');
+            $db->execute('INSERT INTO t (name) VALUES (?), (?)', ['a', 'b']);
+            self::assertSame(['id' => 1, 'name' => 'a'], $db->first('SELECT * FROM t WHERE id = ?', [1]));
+            self::assertSame([], $db->query('SELECT * FROM t WHERE id = ?', [99]));
+            // An unfinished SELECT would keep a read snapshot and make the checkpoint busy.
+            $other = SqliteConnection::open($this->file);
+            $other->execute('INSERT INTO t (name) VALUES (?)', ['c']);
+            $checkpoint = $other->query('PRAGMA wal_checkpoint(TRUNCATE)');
+            self::assertSame(0, $checkpoint[0]['busy']);
+            self::assertSame(3, $db->scalar('SELECT count(*) FROM t'), 'the next query sees the new row');
+            $other->close();
+            $db->close();
+        });
+    }
+
+    public function testParametersOfEveryKindBindOnACachedStatement(): void
+    {
+        $this->async(function (): void {
+            $db = Database::fromUrl("sqlite://{$this->file}");
+            $sql = 'SELECT ? AS i, ? AS s, ? AS f, ? AS b, ? AS n, ? AS d';
+            $date = new \DateTimeImmutable('2024-05-06 07:08:09');
+            for ($i = 0; $i < 2; $i++) { // the second run reuses the prepared statement
+                self::assertSame(
+                    ['i' => 7, 's' => 'x', 'f' => '1.5', 'b' => 1, 'n' => null, 'd' => '2024-05-06 07:08:09'],
+                    $db->first($sql, [7, 'x', 1.5, true, null, $date]),
+                );
+            }
+            self::assertSame(['v' => 3], $db->first('SELECT :v AS v', ['v' => 3]));
+            self::assertSame(['v' => 'y'], $db->first('SELECT :v AS v', [':v' => 'y']));
+            $this->expectException(DatabaseError::class);
+            $db->first('SELECT ? AS v', [[1]]);
+        });
+    }
+
     public function testUrlParsing(): void
     {
         $mysql = DatabaseConfig::fromUrl('mysql://us%40er:p%3Ass@db.local:3307/app?charset=utf8mb4');

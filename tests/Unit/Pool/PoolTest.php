@@ -117,6 +117,44 @@ final class PoolTest extends AsyncTestCase
         });
     }
 
+    public function testLeaseGoesBackWhenTheCoroutineThrowsOrWaitedForIt(): void
+    {
+        $this->async(function (): void {
+            $pool = $this->pool(new PoolConfig(max: 1));
+            $failed = go(static function () use ($pool): void {
+                $pool->lease();
+                sleep(0.005);
+                throw new \RuntimeException('request failed');
+            });
+            $waited = go(static fn () => $pool->lease()); // waits for the one connection
+            try {
+                $failed->join();
+                self::fail('the error should reach join()');
+            } catch (\RuntimeException) {
+            }
+            $connection = $waited->join();
+            self::assertSame(1, $this->opened, 'the failed coroutine\'s connection was handed over');
+            self::assertSame(['name' => 'test', 'size' => 1, 'idle' => 1, 'busy' => 0, 'waiting' => 0, 'max' => 1], $pool->stats());
+            self::assertSame($connection, go(static fn () => $pool->lease())->join());
+        });
+    }
+
+    public function testALeaseReleasedEarlyCanBeTakenAgainAndGoesBackOnce(): void
+    {
+        $this->async(function (): void {
+            $pool = $this->pool(new PoolConfig(max: 1));
+            go(static function () use ($pool): void {
+                $first = $pool->lease();
+                $pool->releaseLease();
+                self::assertSame(1, $pool->stats()['idle']);
+                self::assertSame($first, $pool->lease(), 'the idle connection again');
+                self::assertSame(0, $pool->stats()['idle']);
+            })->join();
+            self::assertSame(1, $pool->stats()['idle']);
+            self::assertSame(1, $pool->stats()['size']);
+        });
+    }
+
     public function testAChildCoroutineGetsItsOwnLease(): void
     {
         $this->async(function (): void {
