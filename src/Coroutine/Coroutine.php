@@ -40,6 +40,8 @@ final class Coroutine
      * @var array<int, TimeoutException>
      */
     public array $expired = [];
+    /** @internal The child it runs on its own fiber and waits for (Scheduler::callAsChild()). */
+    public ?Coroutine $child = null;
     /** @internal Where it was spawned, recorded in debug mode only. */
     public ?string $origin = null;
 
@@ -114,6 +116,7 @@ final class Coroutine
         }
         $this->cancelled = $reason ?? new CancelledException("Coroutine #{$this->id} was cancelled");
         $this->suspension?->throw($this->cancelled);
+        $this->child?->cancel($this->cancelled);
     }
 
     /**

@@ -115,6 +115,47 @@ final class Scheduler
         return $coroutine;
     }
 
+    /**
+     * Runs $function as a child coroutine and returns its result (or rethrows its
+     * exception): what spawn($function)->join() does, without the two fiber switches. The
+     * child gets its own id, Context (a copy of the caller's), defers and cancellation like
+     * any coroutine, but it runs on the caller's fiber, so the caller stays blocked until
+     * the child ends — use it where the caller would only wait anyway (the HTTP server runs
+     * each request this way). Cancelling the caller cancels the child with the same reason
+     * and, as join() would, the call then throws it; a deadline of the caller that expires
+     * meanwhile throws when the child is done.
+     *
+     * @param array<mixed> $args
+     */
+    public function callAsChild(Closure $function, array $args = []): mixed
+    {
+        $parent = $this->current ?? $this->main;
+        $child = new Coroutine(++$this->lastId, $this, $function, $args, $parent->context);
+        if ($this->debug) {
+            $child->origin = SuspendedReport::callerOf(\debug_backtrace(\DEBUG_BACKTRACE_IGNORE_ARGS, 8));
+        }
+        $child->fiber = $parent->fiber;
+        $this->alive[$child->id] = $child;
+        $parent->child = $child;
+        $previous = $this->current;
+        $this->current = $child;
+        try {
+            $child->execute();
+        } finally {
+            // The child may have suspended and been resumed from the loop: whoever resumed
+            // it restores its own view of the current coroutine; this frame restores ours.
+            $this->current = $previous;
+            $parent->child = null;
+            $child->fiber = null;
+            unset($this->alive[$child->id]);
+        }
+        if ($parent->cancelled !== null || $parent->expired !== []) {
+            throw $parent->cancelled ?? \reset($parent->expired);
+        }
+
+        return $child->join();
+    }
+
     /** The running coroutine, or null in the main context. */
     public function current(): ?Coroutine
     {

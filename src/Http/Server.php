@@ -47,6 +47,8 @@ final class Server
     private \Closure $errorLogger;
     /** @var list<\Closure(int): void> */
     private array $requestListeners = [];
+    /** @var \Closure(Request): Response made once: a first-class callable is a new Closure each time */
+    private readonly \Closure $responder;
 
     public function __construct(
         private readonly RequestHandler $handler,
@@ -55,6 +57,7 @@ final class Server
         $this->slots = new Semaphore($config->maxConnections);
         $this->syncLock = $config->mode === ServerConfig::MODE_SYNC ? new Semaphore(1) : null;
         $this->active = new WaitGroup();
+        $this->responder = $this->respond(...);
         $this->encoder = new ResponseEncoder();
         $this->accessLog = $config->accessLog !== null ? new AccessLog($config->accessLog) : null;
         $this->errorLogger = static function (Throwable $error, Request $request): void {
@@ -139,17 +142,13 @@ final class Server
     /**
      * @internal called by connections: runs the handler in a coroutine of its own (one at
      * a time in sync mode), so what a request leases (pooled connections), defers and keeps
-     * in Context ends with the request, not with the keep-alive connection.
+     * in Context ends with the request, not with the keep-alive connection. The coroutine
+     * runs on the connection's fiber (the connection only waits for it meanwhile), which
+     * saves a fiber switch each way; aborting the connection cancels it.
      */
     public function dispatch(Request $request): Response
     {
-        $coroutine = go($this->respond(...), $request);
-        try {
-            return $coroutine->join();
-        } catch (\Petrel\Coroutine\CancelledException $cancelled) {
-            $coroutine->cancel($cancelled); // the connection is being aborted: so is the request
-            throw $cancelled;
-        }
+        return Scheduler::get()->callAsChild($this->responder, [$request]);
     }
 
     private function respond(Request $request): Response

@@ -27,6 +27,8 @@ final class SuspendedReport
             $where = 'running';
             if ($coroutine->suspension !== null && $coroutine->fiber !== null && $coroutine->fiber->isSuspended()) {
                 $where = 'waiting in ' . self::callerOf((new \ReflectionFiber($coroutine->fiber))->getTrace(\DEBUG_BACKTRACE_IGNORE_ARGS));
+            } elseif ($coroutine->child !== null) {
+                $where = "waiting for its child #{$coroutine->child->id}";
             }
             if ($coroutine->origin !== null) {
                 $where .= " (spawned by {$coroutine->origin})";

@@ -151,7 +151,7 @@ final class Http1Connection
         $body = $response->getBody();
         // The encoder decides too (a handler may say Connection: close, HTTP/1.0 cannot frame
         // a body of unknown length); skip asking it in the common case where neither applies.
-        if ($keepAlive && (!\is_string($body) || $protocol !== '1.1' || $response->hasHeader('connection'))) {
+        if ($keepAlive && (!\is_string($body) || $protocol !== '1.1' || isset($response->getHeaderMap()['connection']))) {
             $keepAlive = !$encoder->requiresClose($response, $protocol, true, $isHead);
         }
         $this->deadline = \hrtime(true) * 1e-9 + $this->writeTimeout;
