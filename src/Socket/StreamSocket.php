@@ -275,8 +275,10 @@ final class StreamSocket implements Socket
             if ($data !== false && $data !== '') {
                 return $data;
             }
-            // Readable yet empty means EOF on a plain socket; TLS may have read a partial record.
-            if ($data === false || ($woken && !$this->tls) || \feof($this->stream)) {
+            // Readable yet empty means EOF on a plain socket; TLS may have read a partial
+            // record. feof() costs a recv(MSG_PEEK) syscall, and a plain socket at EOF is
+            // reported readable at once, so only TLS streams ask it before waiting.
+            if ($data === false || ($this->tls ? \feof($this->stream) : $woken)) {
                 $this->eof = true;
 
                 return null;
