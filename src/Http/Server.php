@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Petrel\Http;
 
+use Petrel\Coroutine\CancelledException;
 use Petrel\Coroutine\Scheduler;
 use Petrel\Coroutine\Semaphore;
 use Petrel\Coroutine\WaitGroup;
@@ -11,6 +12,7 @@ use Petrel\Http\Internal\AccessLog;
 use Petrel\Http\Internal\Http1Connection;
 use Petrel\Http\Internal\ResponseEncoder;
 use Petrel\Socket\SocketServer;
+use Petrel\Socket\StreamSocket;
 use Throwable;
 
 use function Petrel\go;
@@ -146,23 +148,32 @@ final class Server
      * runs on the connection's fiber (the connection only waits for it meanwhile), which
      * saves a fiber switch each way; aborting the connection cancels it.
      */
-    public function dispatch(Request $request): Response
+    public function dispatch(Request $request, ?StreamSocket $client = null): Response
     {
-        return Scheduler::get()->callAsChild($this->responder, [$request]);
+        if ($this->syncLock === null) {
+            return Scheduler::get()->callAsChild($this->responder, [$request]);
+        }
+        if (!$this->syncLock->tryAcquire()) {
+            $this->syncLock->acquire();
+            // It waited for the worker: if its client has left meanwhile (a closed browser
+            // tab, a load generator that stopped), running it would only delay the requests
+            // queued behind it. nginx logs these as 499.
+            if ($client?->peerClosed()) {
+                $this->syncLock->release();
+                throw new CancelledException("The client of {$request->getMethod()} {$request->getTarget()} closed the connection while it waited for the worker");
+            }
+        }
+        try {
+            return Scheduler::get()->callAsChild($this->responder, [$request]);
+        } finally {
+            $this->syncLock->release();
+        }
     }
 
     private function respond(Request $request): Response
     {
         try {
-            if ($this->syncLock === null) {
-                return $this->handler->handle($request);
-            }
-            $this->syncLock->acquire();
-            try {
-                return $this->handler->handle($request);
-            } finally {
-                $this->syncLock->release();
-            }
+            return $this->handler->handle($request);
         } catch (HttpException $error) {
             // Bad input found while the handler read the request (a malformed form body,
             // an oversized upload): the client's fault, answered as the parser would.

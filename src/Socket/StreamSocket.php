@@ -197,6 +197,23 @@ final class StreamSocket implements Socket
         return false;
     }
 
+    /**
+     * Whether the peer has closed its side (one non-blocking peek: recv() returns 0 at EOF).
+     * Unread bytes, or a peer that has sent nothing more, mean it has not. A TLS stream is
+     * never reported closed (its bytes are records, not data).
+     */
+    public function peerClosed(): bool
+    {
+        if ($this->closed || $this->eof) {
+            return true;
+        }
+        if ($this->buffer !== '' || $this->tls) {
+            return false;
+        }
+
+        return @\stream_socket_recvfrom($this->stream, 1, \STREAM_PEEK) === '';
+    }
+
     public function getLocalAddress(): string
     {
         return $this->localAddress ??= self::name($this->stream, false);

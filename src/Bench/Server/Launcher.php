@@ -99,12 +99,11 @@ final class Launcher
         $base = \basename($script);
         try {
             $nginx = $this->nginx("{$name}-nginx", $workers, $expect, static fn (int $port): string => <<<CONF
-                    upstream php { server unix:{$socket}; keepalive 16; }
+                    upstream php { server unix:{$socket}; }
                     server {
                         listen 127.0.0.1:{$port};
                         root {$dir};
                         location / {
-                            fastcgi_keep_conn on;
                             fastcgi_param GATEWAY_INTERFACE CGI/1.1;
                             fastcgi_param SERVER_SOFTWARE nginx;
                             fastcgi_param REQUEST_METHOD \$request_method;

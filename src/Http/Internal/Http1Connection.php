@@ -137,7 +137,7 @@ final class Http1Connection
     private function respond(Request $request): bool
     {
         $server = $this->server;
-        $response = $server->dispatch($request);
+        $response = $server->dispatch($request, $this->socket);
         $this->served++;
         $protocol = $request->getProtocolVersion();
         $isHead = $request->getMethod() === 'HEAD';

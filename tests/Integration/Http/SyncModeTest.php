@@ -1,0 +1,64 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Tests\Integration\Http;
+
+use Petrel\Http\ClosureHandler;
+use Petrel\Http\Request;
+use Petrel\Http\Response;
+use Petrel\Http\Server;
+use Petrel\Http\ServerConfig;
+use Petrel\Tests\Support\AsyncTestCase;
+use Petrel\Tests\Support\RawHttp;
+
+use function Petrel\go;
+use function Petrel\sleep;
+use function Petrel\Socket\listen;
+
+/** Sync mode: one request at a time per worker, and none for clients that have left. */
+final class SyncModeTest extends AsyncTestCase
+{
+    public function testRequestsRunOneAtATimeAndThoseWhoseClientLeftWhileQueuedAreDropped(): void
+    {
+        $this->async(static function (): void {
+            $ran = [];
+            $running = 0;
+            $overlap = false;
+            $handler = static function (Request $request) use (&$ran, &$running, &$overlap): Response {
+                $overlap = $overlap || $running > 0;
+                ++$running;
+                $ran[] = $request->getPath();
+                sleep(0.05);
+                --$running;
+
+                return Response::text($request->getPath());
+            };
+            $listener = listen('127.0.0.1:0');
+            $server = new Server(new ClosureHandler($handler), new ServerConfig(mode: ServerConfig::MODE_SYNC));
+            $serving = go($server->serve(...), $listener, 5.0);
+            try {
+                $address = $listener->getAddress();
+                $first = RawHttp::connect($address);
+                $first->write("GET /first HTTP/1.1\r\nHost: x\r\n\r\n");
+                sleep(0.01);                                  // /first now holds the worker
+                $gone = RawHttp::connect($address);
+                $gone->write("GET /gone HTTP/1.1\r\nHost: x\r\n\r\n");
+                $waiting = RawHttp::connect($address);
+                $waiting->write("GET /waiting HTTP/1.1\r\nHost: x\r\n\r\n");
+                sleep(0.01);                                  // both are queued behind it
+                $gone->close();
+
+                self::assertSame('/first', RawHttp::readResponse($first)?->body);
+                self::assertSame('/waiting', RawHttp::readResponse($waiting)?->body);
+                self::assertSame(['/first', '/waiting'], $ran, 'the request whose client left never ran');
+                self::assertFalse($overlap, 'one request at a time');
+                $first->close();
+                $waiting->close();
+            } finally {
+                $server->stop();
+                $serving->join();
+            }
+        });
+    }
+}
