@@ -27,6 +27,7 @@ final class StreamSocket implements Socket
     private ?int $readWatcher = null;
     private ?int $writeWatcher = null;
     private ?Suspension $reader = null;
+    private int $readWaits = 0;
     private ?Suspension $writer = null;
     /** @var array<int, Suspension> writers queued behind the current one */
     private array $writeQueue = [];
@@ -305,8 +306,18 @@ final class StreamSocket implements Socket
         }
     }
 
+    /**
+     * @internal How many times a read had to wait for data. The HTTP server watches it to
+     * see a connection whose every read succeeds at once (see Http1Connection::run()).
+     */
+    public function readWaits(): int
+    {
+        return $this->readWaits;
+    }
+
     private function waitReadable(): void
     {
+        ++$this->readWaits;
         $suspension = Scheduler::get()->suspension();
         if ($this->readWatcher === null) {
             $socket = \WeakReference::create($this);
