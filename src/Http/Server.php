@@ -16,6 +16,7 @@ use Petrel\Socket\StreamSocket;
 use Throwable;
 
 use function Petrel\go;
+use function Petrel\sleep;
 
 /**
  * The HTTP/1.1 server of one worker process: accepts connections on a listening socket and
@@ -107,6 +108,11 @@ final class Server
                 $this->connections[$connection->id] = $connection;
                 $this->active->add();
                 $connection->coroutine = go($this->runConnection(...), $connection);
+                // Let the loop run before the next accept: workers share the listening
+                // socket, and one that drains the whole backlog in a loop takes every
+                // connection of a burst (100 keep-alive clients on one sync worker, the
+                // other idle: half the throughput). Interleaved, the kernel spreads them.
+                sleep(0);
             }
             $this->drain($drainTimeout);
         } finally {

@@ -199,7 +199,7 @@ final class StreamSocket implements Socket
     }
 
     /**
-     * Whether the peer has closed its side (one non-blocking peek: recv() returns 0 at EOF).
+     * Whether the peer has closed or reset the connection (a poll and a peek, no read).
      * Unread bytes, or a peer that has sent nothing more, mean it has not. A TLS stream is
      * never reported closed (its bytes are records, not data).
      */
@@ -212,7 +212,9 @@ final class StreamSocket implements Socket
             return false;
         }
 
-        return @\stream_socket_recvfrom($this->stream, 1, \STREAM_PEEK) === '';
+        // feof() on a socket polls it and peeks one byte: true at EOF and after a reset (a
+        // client that exits with our response unread sends RST, not FIN).
+        return \feof($this->stream);
     }
 
     public function getLocalAddress(): string
