@@ -134,7 +134,7 @@ final class BenchTest extends TestCase
     private function bench(array $arguments): array
     {
         $process = \proc_open([\PHP_BINARY, PetrelProcess::bin(), 'bench', ...$arguments, "--out={$this->dir}/out"],
-            [0 => ['file', '/dev/null', 'r'], 1 => ['file', "{$this->dir}/output.log", 'w'], 2 => ['file', "{$this->dir}/output.log", 'a']],
+            [0 => ['file', '/dev/null', 'r'], 1 => ['file', "{$this->dir}/output.log", 'a'], 2 => ['file', "{$this->dir}/output.log", 'a']],
             $pipes, null, ['TMPDIR' => "{$this->dir}/tmp"] + \getenv());
         self::assertIsResource($process);
         $code = \proc_close($process);
