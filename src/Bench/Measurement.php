@@ -9,9 +9,6 @@ use Petrel\Bench\Load\LoadResult;
 /** One measured run of one point: the load generator's figures plus the server's CPU and memory. */
 final class Measurement
 {
-    /** The figures a report can show, in the order results.json lists them. */
-    public const METRICS = ['rps', 'requests', 'p50_ms', 'p90_ms', 'p99_ms', 'errors', 'non2xx', 'cpu_percent', 'peak_rss_mb'];
-
     public function __construct(
         public readonly LoadResult $load,
         public readonly float $cpuPercent,
@@ -19,7 +16,7 @@ final class Measurement
     ) {
     }
 
-    /** @return array<string, int|float> keyed by METRICS */
+    /** @return array<string, int|float> the figures as results.json keeps them */
     public function toArray(): array
     {
         return [

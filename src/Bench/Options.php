@@ -12,6 +12,9 @@ namespace Petrel\Bench;
 final class Options
 {
     public const SCENARIOS = ['hello', 'queries', 'latency', 'blog'];
+    /** Seconds per run, runs per point, warm-up seconds: measuring, and --quick (checking that all works). */
+    public const DEFAULTS = ['duration' => 5, 'repeat' => 3, 'warmup' => 2];
+    public const QUICK = ['duration' => 1, 'repeat' => 1, 'warmup' => 1];
 
     /** @param list<string> $scenarios */
     public function __construct(
@@ -24,16 +27,6 @@ final class Options
         public readonly bool $quick = false,
         public readonly float $timeout = 10.0,
     ) {
-    }
-
-    /**
-     * --quick: one short run per point, to check that everything works, not to measure.
-     *
-     * @param list<string> $scenarios
-     */
-    public static function quick(array $scenarios, string $load, int $workers): self
-    {
-        return new self($scenarios, duration: 1, repeat: 1, warmup: 1, load: $load, workers: $workers, quick: true);
     }
 
     /** Seconds one point takes, for the time-left estimate. */

@@ -10,6 +10,9 @@ namespace Petrel\Bench;
  */
 final class PointResult
 {
+    /** How $error starts when the point could not run on this machine (a missing tool). */
+    public const SKIPPED = 'skipped: ';
+
     /** @var list<array<string, int|float>> */
     public readonly array $runs;
     /** @var array{median: array<string, float>, min: array<string, float>, max: array<string, float>} */
@@ -28,6 +31,11 @@ final class PointResult
     public function measured(): bool
     {
         return $this->runs !== [];
+    }
+
+    public function skipped(): bool
+    {
+        return $this->error !== null && \str_starts_with($this->error, self::SKIPPED);
     }
 
     public function median(string $metric): float

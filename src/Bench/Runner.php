@@ -44,7 +44,7 @@ final class Runner
                 $server = $scenario->start($serverName, $this->rig);
             } catch (SkipException | BenchException $error) {
                 $skip = $error instanceof SkipException;
-                $message = ($skip ? 'skipped: ' : 'failed to start: ') . $error->getMessage();
+                $message = ($skip ? PointResult::SKIPPED : 'failed to start: ') . $error->getMessage();
                 $this->progress->say("{$scenario->name()} · {$group[0]->series}: {$message}");
                 $notes[] = "{$group[0]->series} — {$message}";
                 foreach ($group as $point) {

@@ -38,6 +38,18 @@ final class ScenarioResult
         return $result !== null && $result->measured() ? $result->median('rps') : null;
     }
 
+    /**
+     * Median req/s of $series over that of $other (both at $x), or null when either was
+     * not measured or the other answered nothing.
+     */
+    public function ratio(string $series, string $other, string $x = ''): ?float
+    {
+        $a = $this->rps($series, $x);
+        $b = $this->rps($other, $x);
+
+        return $a === null || $b === null ? null : Stats::ratio($a, $b);
+    }
+
     /** @return list<string> series names in plan order */
     public function series(): array
     {

@@ -8,7 +8,6 @@ use Petrel\Bench\Bench;
 use Petrel\Bench\BenchException;
 use Petrel\Bench\Machine;
 use Petrel\Bench\Options;
-use Petrel\Bench\Results;
 
 /**
  * `petrel bench [SCENARIO…] [--quick] [--duration=S] [--repeat=N] [--warmup=S]
@@ -55,8 +54,8 @@ final class BenchCommand
         try {
             if (isset($flags['report'])) {
                 $dir = self::string($flags, 'report');
-                $results = $bench->report($dir);
-                self::printWritten($dir, $results);
+                $bench->report($dir);
+                self::printWritten($dir);
 
                 return 0;
             }
@@ -66,13 +65,15 @@ final class BenchCommand
         } catch (BenchException $error) {
             throw new ConsoleException($error->getMessage(), 0, $error);
         }
-        self::printWritten($out, $results);
+        self::printWritten($out);
         $failed = 0;
         $skipped = 0;
         foreach ($results->scenarios as $scenario) {
             foreach ($scenario->points as $point) {
-                if (!$point->measured() || $point->error !== null) {
-                    \str_starts_with((string) $point->error, 'skipped') ? ++$skipped : ++$failed;
+                if ($point->skipped()) {
+                    ++$skipped;
+                } elseif (!$point->measured() || $point->error !== null) {
+                    ++$failed;
                 }
             }
         }
@@ -112,24 +113,17 @@ final class BenchCommand
             throw new ConsoleException("bench: --load must be wrk or ab, not \"{$load}\"");
         }
         $workers = isset($flags['workers']) ? self::integer($flags, 'workers', 1) : Machine::cores();
-        if (isset($flags['quick'])) {
-            $quick = Options::quick($scenarios, $load, $workers);
-
-            return new Options($scenarios,
-                isset($flags['duration']) ? self::integer($flags, 'duration', 1) : $quick->duration,
-                isset($flags['repeat']) ? self::integer($flags, 'repeat', 1) : $quick->repeat,
-                isset($flags['warmup']) ? self::integer($flags, 'warmup', 0) : $quick->warmup,
-                $load, $workers, quick: true);
-        }
+        $quick = isset($flags['quick']);
+        $defaults = $quick ? Options::QUICK : Options::DEFAULTS;
 
         return new Options($scenarios,
-            isset($flags['duration']) ? self::integer($flags, 'duration', 1) : 5,
-            isset($flags['repeat']) ? self::integer($flags, 'repeat', 1) : 3,
-            isset($flags['warmup']) ? self::integer($flags, 'warmup', 0) : 2,
-            $load, $workers);
+            isset($flags['duration']) ? self::integer($flags, 'duration', 1) : $defaults['duration'],
+            isset($flags['repeat']) ? self::integer($flags, 'repeat', 1) : $defaults['repeat'],
+            isset($flags['warmup']) ? self::integer($flags, 'warmup', 0) : $defaults['warmup'],
+            $load, $workers, $quick);
     }
 
-    private static function printWritten(string $dir, Results $results): void
+    private static function printWritten(string $dir): void
     {
         $files = \array_merge(["{$dir}/report.md", "{$dir}/results.json"], \glob("{$dir}/*.png") ?: []);
         echo "petrel bench: wrote\n";
@@ -138,7 +132,6 @@ final class BenchCommand
                 echo "  {$file}\n";
             }
         }
-        unset($results);
     }
 
     /** @param array<string, string|true> $flags */

@@ -87,11 +87,11 @@ final class BlogScenario implements Scenario
                 $rows[] = [$series, Markdown::rateRange($point), Markdown::metric($point, 'p50_ms'), Markdown::metric($point, 'p99_ms')];
             }
         }
-        $direct = $result->rps(self::SERIES['direct']);
+        $direct = self::SERIES['direct'];
 
         return Markdown::table(['Setup', 'req/s (min–max)', 'p50 ms', 'p99 ms'], $rows) . "\n" . Ratios::lines([
-            'Petrel direct / behind nginx' => [$direct, $result->rps(self::SERIES['proxy'])],
-            'Petrel direct / classic php-fpm' => [$direct, $result->rps(self::SERIES['classic'])],
+            'Petrel direct / behind nginx' => $result->ratio($direct, self::SERIES['proxy']),
+            'Petrel direct / classic php-fpm' => $result->ratio($direct, self::SERIES['classic']),
         ]);
     }
 

@@ -12,7 +12,6 @@ use Petrel\Bench\Report\Markdown;
 use Petrel\Bench\Rig;
 use Petrel\Bench\ScenarioResult;
 use Petrel\Bench\Server\Server;
-use Petrel\Bench\Stats;
 
 /**
  * The seeds' hello world: examples/hello.php on Petrel (coroutine and sync) against
@@ -76,22 +75,20 @@ final class HelloScenario implements Scenario
 
     public function summary(ScenarioResult $result): string
     {
-        $nginx = $result->rps(self::SERIES['nginx']);
+        $nginx = self::SERIES['nginx'];
+        $coroutine = self::SERIES['petrel-coroutine'];
         $rows = [];
         foreach (self::SERIES as $series) {
             $point = $result->find($series);
             if ($point === null) {
                 continue;
             }
-            $rps = $result->rps($series);
-            $rows[] = [$series, Markdown::rateRange($point), Markdown::metric($point, 'p99_ms'),
-                Markdown::ratio($rps === null || $nginx === null ? null : Stats::ratio($rps, $nginx))];
+            $rows[] = [$series, Markdown::rateRange($point), Markdown::metric($point, 'p99_ms'), Markdown::ratio($result->ratio($series, $nginx))];
         }
-        $coroutine = $result->rps(self::SERIES['petrel-coroutine']);
         $ratios = [
-            'Petrel coroutine / nginx `return 200`' => [$coroutine, $nginx],
-            'Petrel coroutine / nginx + php-fpm' => [$coroutine, $result->rps(self::SERIES['fpm'])],
-            'Petrel coroutine / Petrel sync' => [$coroutine, $result->rps(self::SERIES['petrel-sync'])],
+            'Petrel coroutine / nginx `return 200`' => $result->ratio($coroutine, $nginx),
+            'Petrel coroutine / nginx + php-fpm' => $result->ratio($coroutine, self::SERIES['fpm']),
+            'Petrel coroutine / Petrel sync' => $result->ratio($coroutine, self::SERIES['petrel-sync']),
         ];
 
         return Markdown::table(['Server', 'req/s (min–max)', 'p99 ms', 'vs nginx'], $rows) . "\n" . Ratios::lines($ratios);

@@ -12,7 +12,6 @@ use Petrel\Bench\Report\Markdown;
 use Petrel\Bench\Rig;
 use Petrel\Bench\ScenarioResult;
 use Petrel\Bench\Server\Server;
-use Petrel\Bench\Stats;
 
 /**
  * Where coroutines start to pay: req/s of sync and coroutine mode as the database takes
@@ -69,9 +68,8 @@ final class LatencyScenario implements Scenario
             $x = self::x($ms);
             $sync = $result->find('sync', $x);
             $coroutine = $result->find('coroutine', $x);
-            $ratio = ($a = $result->rps('coroutine', $x)) !== null && ($b = $result->rps('sync', $x)) !== null ? Stats::ratio($a, $b) : null;
-            $rows[] = [$x, $sync === null ? '—' : Markdown::rateRange($sync), $coroutine === null ? '—' : Markdown::rateRange($coroutine),
-                Markdown::ratio($ratio), Markdown::metric($sync, 'p99_ms'), Markdown::metric($coroutine, 'p99_ms')];
+                        $rows[] = [$x, $sync === null ? '—' : Markdown::rateRange($sync), $coroutine === null ? '—' : Markdown::rateRange($coroutine),
+                Markdown::ratio($result->ratio('coroutine', 'sync', $x)), Markdown::metric($sync, 'p99_ms'), Markdown::metric($coroutine, 'p99_ms')];
         }
 
         return Markdown::table(['Server-side wait', 'sync req/s', 'coroutine req/s', 'coroutine / sync', 'sync p99 ms', 'coroutine p99 ms'], $rows);

@@ -12,7 +12,6 @@ use Petrel\Bench\Report\Markdown;
 use Petrel\Bench\Rig;
 use Petrel\Bench\ScenarioResult;
 use Petrel\Bench\Server\Server;
-use Petrel\Bench\Stats;
 
 /**
  * The seed's table: three SQL queries per request (`examples/db.php` on MariaDB), a
@@ -79,10 +78,9 @@ final class QueriesScenario implements Scenario
                 if ($sync === null && $coroutine === null) {
                     continue;
                 }
-                $ratio = ($a = $result->rps('coroutine', $x)) !== null && ($b = $result->rps('sync', $x)) !== null ? Stats::ratio($a, $b) : null;
-                $rows[] = [(string) $workers, (string) $connections,
+                                $rows[] = [(string) $workers, (string) $connections,
                     $sync === null ? '—' : Markdown::rateRange($sync), $coroutine === null ? '—' : Markdown::rateRange($coroutine),
-                    Markdown::ratio($ratio), Markdown::metric($sync, 'p99_ms'), Markdown::metric($coroutine, 'p99_ms')];
+                    Markdown::ratio($result->ratio('coroutine', 'sync', $x)), Markdown::metric($sync, 'p99_ms'), Markdown::metric($coroutine, 'p99_ms')];
             }
         }
 
