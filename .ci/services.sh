@@ -70,7 +70,8 @@ postgres_start() {
     fi
     chown postgres "$DIR"
     pg "$PG_BIN/pg_ctl" -D "$DIR/pg" -l "$DIR/pg.log" -w -t 60 \
-        -o "-p $PG_PORT -k $DIR -c listen_addresses=127.0.0.1 -c max_connections=500 -c fsync=off" start </dev/null >/dev/null 2>&1
+        -o "-p $PG_PORT -k $DIR -c listen_addresses=127.0.0.1 -c max_connections=500 -c fsync=off" start </dev/null >/dev/null 2>&1 \
+        || { log "PostgreSQL did not start; the end of $DIR/pg.log:"; tail -5 "$DIR/pg.log" >&2; return 1; }
     if [ "${fresh:-0}" = 1 ]; then
         pg psql -h "$DIR" -p "$PG_PORT" -U postgres -q -c "CREATE ROLE petrel LOGIN SUPERUSER PASSWORD 'petrel'" -c "CREATE DATABASE petrel_test OWNER petrel" >/dev/null
     fi
