@@ -31,7 +31,12 @@ wait_for() { # wait_for NAME SECONDS COMMAND...
     done
 }
 
+need() { # need COMMAND PACKAGE: a missing server binary is one clear line, not a silent exit 127
+    command -v "$1" >/dev/null 2>&1 || { log "$1 not found: install the Debian package $2 (.ci/run does)"; return 1; }
+}
+
 mariadb_start() {
+    need mariadbd mariadb-server && need mariadb-admin mariadb-client || return 1
     if [ ! -d "$DIR/mysql/mysql" ]; then
         mariadb-install-db --no-defaults --datadir="$DIR/mysql" --user=root --auth-root-authentication-method=normal --skip-test-db >"$DIR/mysql-install.log" 2>&1
         local fresh=1
@@ -51,10 +56,20 @@ SQL
     fi
 }
 mariadb_stop() {
-    [ -f "$DIR/mysql.pid" ] && kill "$(cat "$DIR/mysql.pid")" 2>/dev/null || true
-    local deadline=$((SECONDS + 30))
-    while [ -f "$DIR/mysql.pid" ] && kill -0 "$(cat "$DIR/mysql.pid" 2>/dev/null)" 2>/dev/null; do
-        [ $SECONDS -lt $deadline ] || break
+    [ -f "$DIR/mysql.pid" ] || return 0
+    local pid deadline=$((SECONDS + 20))
+    pid=$(cat "$DIR/mysql.pid" 2>/dev/null) || return 0
+    kill "$pid" 2>/dev/null || true
+    while kill -0 "$pid" 2>/dev/null; do
+        if [ $SECONDS -ge $deadline ]; then
+            # Never start a second server over one still shutting down (both would hold
+            # the port and the data directory): kill it, say so, show why it was stuck.
+            log "mariadbd $pid did not stop within 20 s; killing it. The end of $DIR/mysql.err:"
+            tail -5 "$DIR/mysql.err" >&2 || true
+            kill -9 "$pid" 2>/dev/null || true
+            while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+            break
+        fi
         sleep 0.2
     done
     rm -f "$DIR/mysql.pid"
@@ -62,7 +77,7 @@ mariadb_stop() {
 
 pg() { runuser -u postgres -- "$@"; }
 postgres_start() {
-    [ -n "$PG_BIN" ] || { log "PostgreSQL is not installed"; return 1; }
+    [ -n "$PG_BIN" ] || { log "PostgreSQL is not installed: install the Debian package postgresql (.ci/run does)"; return 1; }
     if [ ! -f "$DIR/pg/PG_VERSION" ]; then
         mkdir -p "$DIR/pg" && chown postgres "$DIR/pg" && chmod 700 "$DIR/pg"
         pg "$PG_BIN/initdb" -D "$DIR/pg" -U postgres --auth-local=trust --auth-host=scram-sha-256 >"$DIR/pg-install.log" 2>&1
@@ -81,6 +96,7 @@ postgres_stop() {
 }
 
 redis_start() {
+    need redis-server redis-server && need redis-cli redis-server || return 1
     redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --daemonize yes --save '' --appendonly no \
         --dir "$DIR" --pidfile "$DIR/redis.pid" --logfile "$DIR/redis.log" </dev/null >/dev/null 2>&1
     wait_for redis 30 redis-cli -p "$REDIS_PORT" ping
