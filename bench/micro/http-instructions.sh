@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# bench/micro/http-instructions.sh — CPU instructions the HTTP server executes per keep-alive
+# request, counted by valgrind: the same figure on every run, whatever else the machine does.
+#
+#   bench/micro/http-instructions.sh                  # this checkout, examples/hello.php
+#   bench/micro/http-instructions.sh /tmp/base .      # A/B: two checkouts (each with vendor/)
+#   N=2000 APP=examples/hello.php bench/micro/http-instructions.sh
+#
+# For each checkout it runs bench/micro/instructions/server.php (an Http\Server in one
+# process) under `valgrind --tool=callgrind` twice, for N and for 2N requests sent by
+# bench/micro/instructions/client.php (50 keep-alive connections, a 2 ms pause after each
+# response, as wrk's clients leave the server to its loop between requests), and prints
+# (instructions(2N) - instructions(N)) / N: start-up and shut-down cancel out. No JIT
+# (valgrind), so the figure is the interpreter's; syscalls' kernel time is not in it. Use
+# it to compare changes to the request path; use http-cpu.sh or bench/hello for speed.
+# Needs valgrind, curl and php. About a minute per checkout.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")/../.." && pwd)
+N=${N:-2000}
+APP=${APP:-examples/hello.php}
+CONNECTIONS=${CONNECTIONS:-50}
+PAUSE_MS=${PAUSE_MS:-2}
+for tool in valgrind curl php; do
+    command -v "$tool" >/dev/null || { echo "http-instructions: $tool not found (Debian: apt-get install $tool)" >&2; exit 1; }
+done
+[ $# -gt 0 ] || set -- "$HERE"
+TMP=$(mktemp -d /tmp/petrel-instructions.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+free_port() { php -r '$s = stream_socket_server("tcp://127.0.0.1:0"); echo explode(":", stream_socket_get_name($s, false))[1];'; }
+
+# count CHECKOUT REQUESTS: total instructions of a server run that answers REQUESTS.
+count() {
+    local root=$1 requests=$2 port log
+    port=$(free_port)
+    log="$TMP/valgrind.log"
+    (cd "$root" && PETREL_ROOT=$root exec valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+        php "$HERE/bench/micro/instructions/server.php" "$port" "$requests" "$APP") >"$log" 2>&1 &
+    local server=$!
+    for _ in $(seq 100); do
+        curl -s -o /dev/null "http://127.0.0.1:$port/" && break
+        kill -0 "$server" 2>/dev/null || { cat "$log" >&2; return 1; }
+        sleep 0.3
+    done
+    php "$HERE/bench/micro/instructions/client.php" "$port" $((requests - 1)) "$CONNECTIONS" "$PAUSE_MS"
+    wait "$server"
+    awk '/ refs:/ { gsub(",", "", $4); print $4 }' "$log"
+}
+
+printf 'http-instructions — PHP %s, %s, %d and %d requests on %d connections\n' \
+    "$(php -r 'echo PHP_VERSION;')" "$APP" "$N" $((2 * N)) "$CONNECTIONS"
+for checkout in "$@"; do
+    root=$(cd "$checkout" && pwd)
+    small=$(count "$root" "$N")
+    large=$(count "$root" $((2 * N)))
+    printf '%-40s %8d instructions/request\n' "$root" $(((large - small) / N))
+done
