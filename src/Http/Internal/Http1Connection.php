@@ -52,6 +52,7 @@ final class Http1Connection
         $this->maxRequests = $config->maxRequestsPerConnection;
         $this->writeTimeout = $config->writeTimeout;
         $this->gzip = $config->gzip;
+        $socket->keepReadWatcher();
     }
 
     public function run(): void
@@ -142,6 +143,12 @@ final class Http1Connection
             if ($parser->expectsContinue()) {
                 $this->socket->write("HTTP/1.1 100 Continue\r\n\r\n");
                 $parser->continueSent();
+            }
+            if ($this->phase === self::IDLE && $this->served > 0) {
+                // Between keep-alive requests the next one is rarely here yet (the client
+                // has not read our response): wait for the loop to say so instead of a
+                // read that would come back empty. One syscall less per request.
+                $this->socket->awaitReadable();
             }
             $data = $this->socket->read();
             if ($data === null) {
