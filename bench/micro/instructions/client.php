@@ -23,14 +23,18 @@ if (!ctype_digit($port) || !ctype_digit($total)) {
 $total = (int) $total;
 $request = "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n";
 $sockets = $dueAt = $buffers = $waiting = [];
-for ($i = 0; $i < $connections; $i++) {
+$connect = static function () use ($port) {
     $socket = stream_socket_client("tcp://127.0.0.1:{$port}", $errno, $error, 5);
     if ($socket === false) {
         fwrite(STDERR, "cannot connect to 127.0.0.1:{$port}: {$error}\n");
         exit(1);
     }
     stream_set_blocking($socket, false);
-    $sockets[$i] = $socket;
+
+    return $socket;
+};
+for ($i = 0; $i < $connections; $i++) {
+    $sockets[$i] = $connect();
     $dueAt[$i] = 0.0;
     $buffers[$i] = '';
 }
@@ -65,6 +69,10 @@ while ($done < $total) {
         $end = strpos($buffers[$i], "\r\n\r\n");
         if ($end !== false && preg_match('/content-length: *(\d+)/i', substr($buffers[$i], 0, $end), $m)
             && strlen($buffers[$i]) >= $end + 4 + (int) $m[1]) {
+            if ($done + 1 < $total && preg_match('/^connection: *close/im', substr($buffers[$i], 0, $end))) {
+                fclose($socket); // the server's cap on requests per connection: reconnect, as wrk does
+                $sockets[$i] = $connect();
+            }
             $buffers[$i] = '';
             $done++;
             unset($waiting[$i]);
