@@ -23,6 +23,9 @@ final class Response
     /** @var array<string, Cookie> keyed by name, path and domain */
     private array $cookies = [];
 
+    /** @var array<string, string> header names already found valid => lowercase */
+    private static array $checkedNames = [];
+
     /** @param array<string, string|int|list<string|int>> $headers */
     public function __construct(int $status = 200, array $headers = [], private string|ResponseBody $body = '')
     {
@@ -217,11 +220,19 @@ final class Response
 
     private static function checkName(string $name): string
     {
+        if (isset(self::$checkedNames[$name])) {
+            return self::$checkedNames[$name];
+        }
         if (!FieldLines::isToken($name)) {
             throw new \ValueError(\sprintf('Invalid header name "%s"', \addcslashes($name, "\0..\37")));
         }
+        // An app sets the same few names on every response: remember them, with a bound
+        // so that names built from input cannot grow the worker's memory.
+        if (\count(self::$checkedNames) >= 256) {
+            self::$checkedNames = [];
+        }
 
-        return \strtolower($name);
+        return self::$checkedNames[$name] = \strtolower($name);
     }
 
     /**
