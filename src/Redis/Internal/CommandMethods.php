@@ -7,7 +7,7 @@ namespace Petrel\Redis\Internal;
 /**
  * The typed convenience methods of {@see \Petrel\Redis\RedisConnection}, one per Redis
  * command, each a thin layer over call(). {@see \Petrel\Redis\RedisPipeline} has the same
- * methods, queueing instead; keep the two lists in step.
+ * methods, queueing instead (tests/Unit/Redis/PipelineInStepTest keeps the two in step).
  *
  * Values are binary safe: strings go out byte for byte; ints and floats as their decimal
  * text. Array results keyed by field or member (hgetall, zrange with scores) follow PHP's
