@@ -17,6 +17,7 @@ use Petrel\Bench\Scenario\Scenario;
 use Petrel\Bench\Server\Server;
 use Petrel\Bench\SkipException;
 use Petrel\Bench\Workspace;
+use Petrel\Tests\Support\RequiresServices;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -26,6 +27,8 @@ use PHPUnit\Framework\TestCase;
  */
 final class RunnerTest extends TestCase
 {
+    use RequiresServices;
+
     private Workspace $workspace;
     private string $docroot = '';
     /** @var array<string, int> server => how many times the scenario started it */
@@ -34,10 +37,7 @@ final class RunnerTest extends TestCase
     protected function setUp(): void
     {
         if (Workspace::which('wrk') === null) {
-            if (\getenv('PETREL_REQUIRE_SERVICES') === '1') {
-                self::fail('PETREL_REQUIRE_SERVICES=1 but wrk is not installed');
-            }
-            self::markTestSkipped('wrk is not installed');
+            self::skipUnlessRequired('wrk is not installed (apt-get install wrk)');
         }
         $this->workspace = new Workspace();
         $this->docroot = \dirname($this->workspace->path('www/index.php'));

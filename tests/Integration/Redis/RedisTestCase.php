@@ -7,6 +7,7 @@ namespace Petrel\Tests\Integration\Redis;
 use Petrel\Redis\RedisConfig;
 use Petrel\Redis\RedisConnection;
 use Petrel\Tests\Support\AsyncTestCase;
+use Petrel\Tests\Support\RequiresServices;
 
 use function Petrel\run;
 
@@ -19,6 +20,8 @@ use function Petrel\run;
  */
 abstract class RedisTestCase extends AsyncTestCase
 {
+    use RequiresServices;
+
     protected const DATABASE = 15;
 
     /** Why the server cannot be used, '' when it can; null until checked (once per run). */
@@ -32,10 +35,7 @@ abstract class RedisTestCase extends AsyncTestCase
         parent::setUp();
         self::$unavailable ??= self::probe();
         if (self::$unavailable !== '') {
-            if (\getenv('PETREL_REQUIRE_SERVICES') === '1') {
-                self::fail('PETREL_REQUIRE_SERVICES=1 but Redis is not available: ' . self::$unavailable);
-            }
-            self::markTestSkipped('set REDIS_URL (e.g. redis://127.0.0.1:6379/0) to a reachable Redis server: ' . self::$unavailable);
+            self::skipUnlessRequired('Redis is not available (set REDIS_URL, e.g. redis://127.0.0.1:6379/0): ' . self::$unavailable);
         }
         run(static function (): void {
             $redis = RedisConnection::connect(self::config());
@@ -70,20 +70,10 @@ abstract class RedisTestCase extends AsyncTestCase
 
     private static function probe(): string
     {
-        $url = \getenv('REDIS_URL');
-        if (!\is_string($url) || $url === '') {
-            return 'REDIS_URL is not set';
-        }
-        try {
-            run(static function (): void {
-                $redis = RedisConnection::connect(self::config()->withConnectTimeout(2.0));
-                $redis->ping();
-                $redis->close();
-            });
-        } catch (\Throwable $e) {
-            return $e::class . ': ' . $e->getMessage();
-        }
-
-        return '';
+        return self::probeService('REDIS_URL', static function (): void {
+            $redis = RedisConnection::connect(self::config()->withConnectTimeout(2.0));
+            $redis->ping();
+            $redis->close();
+        });
     }
 }

@@ -9,6 +9,7 @@ use Petrel\Bench\BenchException;
 use Petrel\Bench\Report\Gnuplot;
 use Petrel\Bench\Report\ReportWriter;
 use Petrel\Bench\Results;
+use Petrel\Tests\Support\RequiresServices;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -17,6 +18,8 @@ use PHPUnit\Framework\TestCase;
  */
 final class ReportTest extends TestCase
 {
+    use RequiresServices;
+
     private string $dir = '';
 
     protected function setUp(): void
@@ -76,10 +79,7 @@ final class ReportTest extends TestCase
     {
         $gnuplot = Gnuplot::find();
         if (!$gnuplot->available()) {
-            if (\getenv('PETREL_REQUIRE_SERVICES') === '1') {
-                self::fail('PETREL_REQUIRE_SERVICES=1 but gnuplot is not installed');
-            }
-            self::markTestSkipped('gnuplot is not installed (apt-get install gnuplot-nox)');
+            self::skipUnlessRequired('gnuplot is not installed (apt-get install gnuplot-nox)');
         }
 
         $written = (new ReportWriter(Bench::scenarios(), $gnuplot))->write(self::results(), $this->dir);

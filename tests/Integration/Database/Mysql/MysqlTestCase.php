@@ -7,6 +7,7 @@ namespace Petrel\Tests\Integration\Database\Mysql;
 use Petrel\Database\DatabaseConfig;
 use Petrel\Database\Mysql\MysqlConnection;
 use Petrel\Tests\Support\AsyncTestCase;
+use Petrel\Tests\Support\RequiresServices;
 
 use function Petrel\run;
 
@@ -20,6 +21,8 @@ use function Petrel\run;
  */
 abstract class MysqlTestCase extends AsyncTestCase
 {
+    use RequiresServices;
+
     /** Why the server cannot be used, '' when it can; null until checked (once per run). */
     private static ?string $unavailable = null;
 
@@ -33,10 +36,7 @@ abstract class MysqlTestCase extends AsyncTestCase
         parent::setUp();
         self::$unavailable ??= self::probe();
         if (self::$unavailable !== '') {
-            if (\getenv('PETREL_REQUIRE_SERVICES') === '1') {
-                self::fail('PETREL_REQUIRE_SERVICES=1 but MariaDB/MySQL is not available: ' . self::$unavailable);
-            }
-            self::markTestSkipped('set MYSQL_URL (e.g. mysql://user:pass@127.0.0.1:3306/test) to a reachable MariaDB/MySQL server: ' . self::$unavailable);
+            self::skipUnlessRequired('MariaDB/MySQL is not available (set MYSQL_URL, e.g. mysql://user:pass@127.0.0.1:3306/test): ' . self::$unavailable);
         }
     }
 
@@ -114,20 +114,10 @@ abstract class MysqlTestCase extends AsyncTestCase
 
     private static function probe(): string
     {
-        $url = \getenv('MYSQL_URL');
-        if (!\is_string($url) || $url === '') {
-            return 'MYSQL_URL is not set';
-        }
-        try {
-            run(static function (): void {
-                $db = MysqlConnection::connect(self::config(['connect_timeout' => '2']));
-                $db->ping();
-                $db->close();
-            });
-        } catch (\Throwable $e) {
-            return $e::class . ': ' . $e->getMessage();
-        }
-
-        return '';
+        return self::probeService('MYSQL_URL', static function (): void {
+            $db = MysqlConnection::connect(self::config(['connect_timeout' => '2']));
+            $db->ping();
+            $db->close();
+        });
     }
 }

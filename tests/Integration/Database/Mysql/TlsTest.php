@@ -9,6 +9,7 @@ use Petrel\Database\DatabaseConfig;
 use Petrel\Database\Mysql\Internal\Connector;
 use Petrel\Database\Mysql\MysqlConnection;
 use Petrel\Tests\Support\AsyncTestCase;
+use Petrel\Tests\Support\RequiresServices;
 use PHPUnit\Framework\Attributes\CoversClass;
 
 use function Petrel\run;
@@ -22,6 +23,8 @@ use function Petrel\run;
 #[CoversClass(Connector::class)]
 final class TlsTest extends AsyncTestCase
 {
+    use RequiresServices;
+
     private static ?MariaDbServerProcess $server = null;
     private static ?string $unavailable = null;
 
@@ -61,10 +64,7 @@ final class TlsTest extends AsyncTestCase
     {
         parent::setUp();
         if (self::$unavailable !== null) {
-            if (\getenv('PETREL_REQUIRE_SERVICES') === '1') {
-                self::fail('PETREL_REQUIRE_SERVICES=1 but ' . self::$unavailable);
-            }
-            self::markTestSkipped(self::$unavailable);
+            self::skipUnlessRequired(self::$unavailable);
         }
     }
 

@@ -7,6 +7,7 @@ namespace Petrel\Tests\Integration\Database\Pgsql;
 use Petrel\Database\DatabaseConfig;
 use Petrel\Database\Pgsql\PgsqlConnection;
 use Petrel\Tests\Support\AsyncTestCase;
+use Petrel\Tests\Support\RequiresServices;
 
 use function Petrel\run;
 
@@ -21,6 +22,8 @@ use function Petrel\run;
  */
 abstract class PgsqlTestCase extends AsyncTestCase
 {
+    use RequiresServices;
+
     /** Why the server cannot be used, '' when it can; null until checked (once per run). */
     private static ?string $unavailable = null;
 
@@ -34,10 +37,7 @@ abstract class PgsqlTestCase extends AsyncTestCase
         parent::setUp();
         self::$unavailable ??= self::probe();
         if (self::$unavailable !== '') {
-            if (\getenv('PETREL_REQUIRE_SERVICES') === '1') {
-                self::fail('PETREL_REQUIRE_SERVICES=1 but PostgreSQL is not available: ' . self::$unavailable);
-            }
-            self::markTestSkipped('set PGSQL_URL (e.g. pgsql://user:pass@127.0.0.1:5432/db) to a reachable PostgreSQL server: ' . self::$unavailable);
+            self::skipUnlessRequired('PostgreSQL is not available (set PGSQL_URL, e.g. pgsql://user:pass@127.0.0.1:5432/db): ' . self::$unavailable);
         }
     }
 
@@ -104,23 +104,14 @@ abstract class PgsqlTestCase extends AsyncTestCase
 
     private static function probe(): string
     {
-        $url = \getenv('PGSQL_URL');
-        if (!\is_string($url) || $url === '') {
-            return 'PGSQL_URL is not set';
-        }
         if (!\extension_loaded('pgsql')) {
             return 'the pgsql extension is not loaded';
         }
-        try {
-            run(static function (): void {
-                $connection = PgsqlConnection::connect(self::config(['connect_timeout' => '3']));
-                $connection->ping();
-                $connection->close();
-            });
-        } catch (\Throwable $e) {
-            return $e::class . ': ' . $e->getMessage();
-        }
 
-        return '';
+        return self::probeService('PGSQL_URL', static function (): void {
+            $connection = PgsqlConnection::connect(self::config(['connect_timeout' => '3']));
+            $connection->ping();
+            $connection->close();
+        });
     }
 }

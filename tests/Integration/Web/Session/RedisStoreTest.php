@@ -10,6 +10,7 @@ use Petrel\Http\Response;
 use Petrel\Pool\PoolConfig;
 use Petrel\Redis\RedisConfig;
 use Petrel\Redis\RedisConnection;
+use Petrel\Tests\Support\RequiresServices;
 use Petrel\Tests\Unit\Web\Session\SessionStoreTestCase;
 use Petrel\Web\Session\Internal\SessionId;
 use Petrel\Web\Session\RedisStore;
@@ -28,6 +29,8 @@ use function Petrel\sleep;
 #[CoversClass(RedisStore::class)]
 final class RedisStoreTest extends SessionStoreTestCase
 {
+    use RequiresServices;
+
     private const DATABASE = 15;
 
     private static ?string $unavailable = null;
@@ -39,10 +42,7 @@ final class RedisStoreTest extends SessionStoreTestCase
         parent::setUp();
         self::$unavailable ??= self::probe();
         if (self::$unavailable !== '') {
-            if (\getenv('PETREL_REQUIRE_SERVICES') === '1') {
-                self::fail('PETREL_REQUIRE_SERVICES=1 but Redis is not available: ' . self::$unavailable);
-            }
-            self::markTestSkipped('set REDIS_URL (e.g. redis://127.0.0.1:6379/0) to a reachable Redis server: ' . self::$unavailable);
+            self::skipUnlessRequired('Redis is not available (set REDIS_URL, e.g. redis://127.0.0.1:6379/0): ' . self::$unavailable);
         }
         $this->prefix = 'petrel-test:session:' . \bin2hex(\random_bytes(6)) . ':';
     }
@@ -171,20 +171,10 @@ final class RedisStoreTest extends SessionStoreTestCase
 
     private static function probe(): string
     {
-        $url = \getenv('REDIS_URL');
-        if (!\is_string($url) || $url === '') {
-            return 'REDIS_URL is not set';
-        }
-        try {
-            run(static function (): void {
-                $redis = RedisConnection::connect(self::config()->withConnectTimeout(2.0));
-                $redis->ping();
-                $redis->close();
-            });
-        } catch (\Throwable $e) {
-            return $e::class . ': ' . $e->getMessage();
-        }
-
-        return '';
+        return self::probeService('REDIS_URL', static function (): void {
+            $redis = RedisConnection::connect(self::config()->withConnectTimeout(2.0));
+            $redis->ping();
+            $redis->close();
+        });
     }
 }
