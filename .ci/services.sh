@@ -5,15 +5,17 @@
 #   .ci/services.sh restart mariadb      # restart one (the pool-recovery tests use this)
 #   .ci/services.sh stop
 #
-# Data lives under $PETREL_SERVICES_DIR (default /tmp/petrel-services); ports are fixed
-# and unusual so they don't clash with system services. Throwaway test data, so neither
+# Data lives under $PETREL_SERVICES_DIR (default /tmp/petrel-services). Ports are fixed and
+# unusual so they don't clash with system services, and below Linux's ephemeral range
+# (32768-60999): a port in it can be the local end of one of the many connections the
+# tests make, and a restarted server then cannot bind it ("Address already in use": the
+# test MariaDB on 33306 failed so in ServiceRestartTest). Throwaway test data, so neither
 # database syncs to disk on each commit (PostgreSQL fsync=off; InnoDB flushes its log once
-# a second, no doublewrite): a slow CI disk then slows neither the tests nor the restarts
-# the pool-recovery tests do.
+# a second, no doublewrite): a slow CI disk slows neither the tests nor the restarts.
 set -euo pipefail
 DIR=${PETREL_SERVICES_DIR:-/tmp/petrel-services}
-MYSQL_PORT=${PETREL_MYSQL_PORT:-33306}
-PG_PORT=${PETREL_PGSQL_PORT:-55432}
+MYSQL_PORT=${PETREL_MYSQL_PORT:-23306}
+PG_PORT=${PETREL_PGSQL_PORT:-25432}
 REDIS_PORT=${PETREL_REDIS_PORT:-16379}
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 mkdir -p "$DIR"
@@ -48,7 +50,8 @@ mariadb_start() {
         --socket="$DIR/mysql.sock" --pid-file="$DIR/mysql.pid" --skip-name-resolve --innodb-buffer-pool-size=64M \
         --innodb-flush-log-at-trx-commit=0 --innodb-doublewrite=0 \
         --max-connections=1000 --log-error="$DIR/mysql.err" </dev/null >/dev/null 2>&1 &
-    wait_for mariadb 60 mariadb-admin --no-defaults --socket="$DIR/mysql.sock" -uroot ping
+    wait_for mariadb 60 mariadb-admin --no-defaults --socket="$DIR/mysql.sock" -uroot ping \
+        || { log "the end of $DIR/mysql.err:"; tail -5 "$DIR/mysql.err" >&2; return 1; }
     if [ "${fresh:-0}" = 1 ]; then
         mariadb --no-defaults --socket="$DIR/mysql.sock" -uroot <<SQL
 CREATE DATABASE IF NOT EXISTS petrel_test CHARACTER SET utf8mb4;
