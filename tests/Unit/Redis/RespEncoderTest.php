@@ -9,12 +9,15 @@ use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 use Petrel\Redis\Internal\RespEncoder;
 use Petrel\Redis\Internal\RespParser;
+use Petrel\Tests\Support\RequiresServices;
 use Random\Engine\Mt19937;
 use Random\Randomizer;
 
 #[CoversClass(RespEncoder::class)]
 final class RespEncoderTest extends TestCase
 {
+    use RequiresServices;
+
     public function testEncodesACommandAsAnArrayOfBulkStrings(): void
     {
         self::assertSame(
@@ -106,7 +109,7 @@ final class RespEncoderTest extends TestCase
     {
         $previous = setlocale(LC_ALL, '0');
         if (setlocale(LC_ALL, 'de_DE.UTF-8', 'de_DE', 'fr_FR.UTF-8', 'fr_FR', 'nl_NL.UTF-8') === false) {
-            self::markTestSkipped('no locale with a decimal comma is installed');
+            self::skipUnlessRequired('no locale with a decimal comma is installed (.ci/run makes de_DE.UTF-8 with localedef)');
         }
         try {
             self::assertSame('1.5', RespEncoder::formatFloat(1.5));
