@@ -369,7 +369,7 @@ final class StreamSocket implements Socket
                 if ($self?->reader !== null) {
                     $self->reader->resume();
                 } elseif ($self !== null) {
-                    $self->readWatched = false; // see below
+                    $self->readWatched = false; // bytes nobody waits for yet: see keepReadWatcher()
                     $driver->disable($id);
                 }
             });
