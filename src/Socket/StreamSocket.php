@@ -6,14 +6,12 @@ namespace Petrel\Socket;
 
 use Petrel\Coroutine\Scheduler;
 use Petrel\Coroutine\Suspension;
-use Petrel\Loop\Driver;
+use Petrel\Socket\Internal\Readiness;
 
 /**
- * A Socket over a non-blocking PHP stream (TCP or Unix, optionally TLS).
- *
- * Each direction has one loop watcher, created on first wait and then only enabled and
- * disabled, so a busy connection creates no garbage per read. The watchers hold the socket
- * weakly: a socket nobody references is closed by its destructor.
+ * A Socket over a non-blocking PHP stream (TCP or Unix, optionally TLS): buffered reads,
+ * queued writes, probes for pools and servers. Waiting for the stream (the loop watchers)
+ * is Internal\Readiness.
  */
 final class StreamSocket implements Socket
 {
@@ -24,20 +22,12 @@ final class StreamSocket implements Socket
     private bool $closed = false;
     private bool $tls = false;
     private bool $writing = false;
-    private ?int $readWatcher = null;
-    /** Whether $readWatcher is enabled (with keepReadWatcher it outlives a wait). */
-    private bool $readWatched = false;
-    private bool $keepReadWatcher = false;
-    private ?int $writeWatcher = null;
-    private ?Suspension $reader = null;
-    private int $readWaits = 0;
     /** awaitReadable() saw the stream readable: the next empty read means EOF. */
     private bool $polled = false;
-    private ?Suspension $writer = null;
     /** @var array<int, Suspension> writers queued behind the current one */
     private array $writeQueue = [];
     private ?string $localAddress = null;
-    private readonly Driver $driver;
+    private readonly Readiness $readiness;
 
     /** @param resource $stream a connected stream socket; it is made non-blocking */
     public function __construct(private readonly mixed $stream, private ?string $remoteAddress = null)
@@ -45,7 +35,7 @@ final class StreamSocket implements Socket
         \stream_set_blocking($stream, false);
         \stream_set_read_buffer($stream, 0);
         \stream_set_write_buffer($stream, 0);
-        $this->driver = Scheduler::get()->driver;
+        $this->readiness = new Readiness($stream);
     }
 
     public function read(int $maxBytes = 65536): ?string
@@ -120,7 +110,7 @@ final class StreamSocket implements Socket
      */
     public function keepReadWatcher(): void
     {
-        $this->keepReadWatcher = true;
+        $this->readiness->keepReadWatcher();
     }
 
     /**
@@ -137,10 +127,10 @@ final class StreamSocket implements Socket
         if ($this->closed) {
             throw new ClosedException("Cannot read: the connection to {$this->getRemoteAddress()} is closed");
         }
-        if ($this->reader !== null) {
+        if ($this->readiness->reader !== null) {
             throw new SocketError('Another coroutine is already reading from this socket');
         }
-        $this->waitReadable();
+        $this->readiness->waitReadable();
         $this->polled = true;
     }
 
@@ -170,7 +160,7 @@ final class StreamSocket implements Socket
                     return;
                 }
                 if ($written < \strlen($chunk)) {
-                    $this->waitWritable();
+                    $this->readiness->waitWritable();
                 }
             }
         } finally {
@@ -192,16 +182,10 @@ final class StreamSocket implements Socket
             return;
         }
         $this->closed = true;
-        foreach ([$this->readWatcher, $this->writeWatcher] as $watcher) {
-            if ($watcher !== null) {
-                $this->driver->cancel($watcher);
-            }
-        }
-        // Watcher ids stay set: cancel() made them inert, and disable() on them is a no-op.
-        $waiters = [$this->reader, $this->writer, ...\array_values($this->writeQueue)];
+        $waiters = [...$this->readiness->cancel(), ...\array_values($this->writeQueue)];
         $this->writeQueue = [];
         foreach ($waiters as $waiter) {
-            $waiter?->throw(new ClosedException("The connection to {$this->getRemoteAddress()} was closed while waiting on it"));
+            $waiter->throw(new ClosedException("The connection to {$this->getRemoteAddress()} was closed while waiting on it"));
         }
         if (\is_resource($this->stream)) {
             \fclose($this->stream);
@@ -223,7 +207,7 @@ final class StreamSocket implements Socket
         if ($this->closed || $this->eof || $this->buffer !== '') {
             return false;
         }
-        if ($this->reader !== null) {
+        if ($this->readiness->reader !== null) {
             return true; // someone is waiting for a reply: in use, not idle
         }
         $data = @\fread($this->stream, 1);
@@ -290,7 +274,7 @@ final class StreamSocket implements Socket
                 $this->close();
                 throw new SocketException("TLS handshake with {$peerName} failed: {$reason}");
             }
-            $this->waitReadable();
+            $this->readiness->waitReadable();
         }
     }
 
@@ -319,7 +303,7 @@ final class StreamSocket implements Socket
         if ($maxBytes < 1) {
             throw new SocketError("Cannot read {$maxBytes} bytes: the maximum must be at least 1");
         }
-        if ($this->reader !== null) {
+        if ($this->readiness->reader !== null) {
             throw new SocketError('Another coroutine is already reading from this socket');
         }
         $woken = $this->polled;
@@ -343,7 +327,7 @@ final class StreamSocket implements Socket
 
                 return null;
             }
-            $this->waitReadable();
+            $this->readiness->waitReadable();
             $woken = true;
         }
     }
@@ -354,59 +338,7 @@ final class StreamSocket implements Socket
      */
     public function readWaits(): int
     {
-        return $this->readWaits;
-    }
-
-    private function waitReadable(): void
-    {
-        ++$this->readWaits;
-        $suspension = Scheduler::get()->suspension();
-        if ($this->readWatcher === null) {
-            $socket = \WeakReference::create($this);
-            $driver = $this->driver;
-            $this->readWatcher = $this->driver->onReadable($this->stream, static function (int $id) use ($socket, $driver): void {
-                $self = $socket->get();
-                if ($self?->reader !== null) {
-                    $self->reader->resume();
-                } elseif ($self !== null) {
-                    $self->readWatched = false; // bytes nobody waits for yet: see keepReadWatcher()
-                    $driver->disable($id);
-                }
-            });
-        } elseif (!$this->readWatched) {
-            $this->driver->enable($this->readWatcher);
-        }
-        $this->readWatched = true;
-        $this->reader = $suspension;
-        try {
-            $suspension->suspend();
-        } finally {
-            $this->reader = null;
-            if (!$this->keepReadWatcher) {
-                $this->readWatched = false;
-                $this->driver->disable($this->readWatcher);
-            }
-        }
-    }
-
-    private function waitWritable(): void
-    {
-        $suspension = Scheduler::get()->suspension();
-        if ($this->writeWatcher === null) {
-            $socket = \WeakReference::create($this);
-            $this->writeWatcher = $this->driver->onWritable($this->stream, static function () use ($socket): void {
-                $socket->get()?->writer?->resume();
-            });
-        } else {
-            $this->driver->enable($this->writeWatcher);
-        }
-        $this->writer = $suspension;
-        try {
-            $suspension->suspend();
-        } finally {
-            $this->writer = null;
-            $this->driver->disable($this->writeWatcher);
-        }
+        return $this->readiness->readWaits();
     }
 
     private function waitTurnToWrite(): void

@@ -1,0 +1,119 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Socket\Internal;
+
+use Petrel\Coroutine\Scheduler;
+use Petrel\Coroutine\Suspension;
+use Petrel\Loop\Driver;
+
+/**
+ * The loop side of a StreamSocket: waiting until its stream is readable or writable.
+ *
+ * Each direction has one loop watcher, created on the first wait and then only enabled and
+ * disabled, so a busy connection creates no garbage per wait. The watchers' callbacks hold
+ * this object, never the socket: a socket nobody references is still closed by its
+ * destructor, which cancels them.
+ *
+ * @internal
+ */
+final class Readiness
+{
+    private ?int $readWatcher = null;
+    /** Whether $readWatcher is enabled (with keepReadWatcher it outlives a wait). */
+    private bool $readWatched = false;
+    private bool $keepReadWatcher = false;
+    private ?int $writeWatcher = null;
+    /**
+     * The coroutine waiting to read. Public so that the socket's read path checks it
+     * without a call; only this class sets it.
+     */
+    public ?Suspension $reader = null;
+    private ?Suspension $writer = null;
+    private int $readWaits = 0;
+    private readonly Driver $driver;
+
+    /** @param resource $stream */
+    public function __construct(private readonly mixed $stream)
+    {
+        $this->driver = Scheduler::get()->driver;
+    }
+
+    /** See StreamSocket::keepReadWatcher(). */
+    public function keepReadWatcher(): void
+    {
+        $this->keepReadWatcher = true;
+    }
+
+    /** How many times a read had to wait (see StreamSocket::readWaits()). */
+    public function readWaits(): int
+    {
+        return $this->readWaits;
+    }
+
+    public function waitReadable(): void
+    {
+        ++$this->readWaits;
+        $suspension = Scheduler::get()->suspension();
+        if ($this->readWatcher === null) {
+            $this->readWatcher = $this->driver->onReadable($this->stream, function (int $id): void {
+                if ($this->reader !== null) {
+                    $this->reader->resume();
+                } else {
+                    $this->readWatched = false; // bytes nobody waits for yet: see keepReadWatcher()
+                    $this->driver->disable($id);
+                }
+            });
+        } elseif (!$this->readWatched) {
+            $this->driver->enable($this->readWatcher);
+        }
+        $this->readWatched = true;
+        $this->reader = $suspension;
+        try {
+            $suspension->suspend();
+        } finally {
+            $this->reader = null;
+            if (!$this->keepReadWatcher) {
+                $this->readWatched = false;
+                $this->driver->disable($this->readWatcher);
+            }
+        }
+    }
+
+    public function waitWritable(): void
+    {
+        $suspension = Scheduler::get()->suspension();
+        if ($this->writeWatcher === null) {
+            $this->writeWatcher = $this->driver->onWritable($this->stream, function (): void {
+                $this->writer?->resume();
+            });
+        } else {
+            $this->driver->enable($this->writeWatcher);
+        }
+        $this->writer = $suspension;
+        try {
+            $suspension->suspend();
+        } finally {
+            $this->writer = null;
+            $this->driver->disable($this->writeWatcher);
+        }
+    }
+
+    /**
+     * Cancels both watchers (their ids stay set: cancel() made them inert, and disable() on
+     * them is a no-op) and returns whoever waits, to be told why.
+     *
+     * @return list<Suspension>
+     */
+    public function cancel(): array
+    {
+        foreach ([$this->readWatcher, $this->writeWatcher] as $watcher) {
+            if ($watcher !== null) {
+                $this->driver->cancel($watcher);
+            }
+        }
+
+        return \array_values(\array_filter([$this->reader, $this->writer]));
+    }
+}
