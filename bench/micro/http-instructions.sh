@@ -15,33 +15,24 @@
 # it to compare changes to the request path; use http-cpu.sh or bench/hello for speed.
 # Needs valgrind, curl and php. About a minute per checkout.
 set -euo pipefail
-HERE=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/../lib/common.sh"
+HERE=$BENCH_ROOT
 N=${N:-2000}
 APP=${APP:-examples/hello.php}
 CONNECTIONS=${CONNECTIONS:-50}
 PAUSE_MS=${PAUSE_MS:-2}
-for tool in valgrind curl php; do
-    command -v "$tool" >/dev/null || { echo "http-instructions: $tool not found (Debian: apt-get install $tool)" >&2; exit 1; }
-done
+bench_need valgrind curl php
 [ $# -gt 0 ] || set -- "$HERE"
-TMP=$(mktemp -d /tmp/petrel-instructions.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-
-free_port() { php -r '$s = stream_socket_server("tcp://127.0.0.1:0"); echo explode(":", stream_socket_get_name($s, false))[1];'; }
 
 # count CHECKOUT REQUESTS: total instructions of a server run that answers REQUESTS.
 count() {
     local root=$1 requests=$2 port log
-    port=$(free_port)
-    log="$TMP/valgrind.log"
+    port=$(bench_free_port)
+    log="$BENCH_TMP/valgrind.log"
     (cd "$root" && PETREL_ROOT=$root exec valgrind --tool=callgrind --callgrind-out-file=/dev/null \
         php "$HERE/bench/micro/instructions/server.php" "$port" "$requests" "$APP") >"$log" 2>&1 &
     local server=$!
-    for _ in $(seq 100); do
-        curl -s -o /dev/null "http://127.0.0.1:$port/" && break
-        kill -0 "$server" 2>/dev/null || { cat "$log" >&2; return 1; }
-        sleep 0.3
-    done
+    bench_wait_http "http://127.0.0.1:$port/" 60 || { cat "$log" >&2; return 1; }
     php "$HERE/bench/micro/instructions/client.php" "$port" $((requests - 1)) "$CONNECTIONS" "$PAUSE_MS"
     wait "$server"
     awk '/ refs:/ { gsub(",", "", $4); print $4 }' "$log"
