@@ -8,6 +8,7 @@ use Closure;
 use Petrel\Coroutine\CancelledException;
 use Petrel\Coroutine\Coroutine;
 use Petrel\Coroutine\Scheduler;
+use Petrel\Coroutine\Timer;
 use Throwable;
 
 /**
@@ -122,4 +123,27 @@ function parallel(array $tasks): array
     }
 
     return $results;
+}
+
+/**
+ * Runs $callback every $seconds, each time in a coroutine of its own (it may suspend); a tick
+ * due while the previous one still runs is skipped. Returns the timer, to cancel() it.
+ * In a server, call it from the APP file: each worker runs its own timer.
+ *
+ * @param Closure(Timer): mixed $callback
+ */
+function every(float $seconds, Closure $callback): Timer
+{
+    return Timer::start($seconds, $callback, true, Timer::callSite(\debug_backtrace(\DEBUG_BACKTRACE_IGNORE_ARGS, 1)));
+}
+
+/**
+ * Runs $callback once after $seconds, in a coroutine of its own. Returns the timer, to
+ * cancel() it before it fires.
+ *
+ * @param Closure(Timer): mixed $callback
+ */
+function after(float $seconds, Closure $callback): Timer
+{
+    return Timer::start($seconds, $callback, false, Timer::callSite(\debug_backtrace(\DEBUG_BACKTRACE_IGNORE_ARGS, 1)));
 }

@@ -1,0 +1,156 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Coroutine;
+
+use Closure;
+use Throwable;
+
+/**
+ * A timer whose callback runs in a coroutine of its own: it may sleep, query a database or
+ * call Redis like any request. Made by Petrel\every() and Petrel\after().
+ *
+ * A repeating timer never overlaps itself: when a tick is due while the previous one is
+ * still running (a slow query), that tick is skipped and counted (skipped()), so a timer
+ * can never pile up coroutines. Ticks keep their rhythm (due times do not drift with the
+ * callback's duration). An exception from the callback is reported like any uncaught
+ * coroutine error (STDERR by default) and the timer goes on.
+ *
+ * A timer keeps the event loop alive (like setInterval) until cancelled or unreferenced;
+ * in a server worker it does not delay a graceful stop. cancel() stops future ticks; a
+ * tick that is running finishes.
+ */
+final class Timer
+{
+    private ?int $watcher;
+    private ?Coroutine $running = null;
+    private int $runs = 0;
+    private int $skipped = 0;
+    private readonly Closure $tick;
+
+    private function __construct(
+        private readonly Scheduler $scheduler,
+        private readonly float $interval,
+        private readonly Closure $callback,
+        private readonly bool $repeat,
+        private readonly string $origin,
+    ) {
+        $this->tick = $this->tick(...);
+        $driver = $scheduler->driver;
+        $this->watcher = $repeat
+            ? $driver->repeat($interval, $this->fire(...))
+            : $driver->delay($interval, $this->fire(...));
+    }
+
+    /**
+     * @internal use Petrel\every() or Petrel\after()
+     * @param Closure(Timer): mixed $callback
+     */
+    public static function start(float $seconds, Closure $callback, bool $repeat, string $origin): self
+    {
+        if ($repeat ? !($seconds > 0) : !($seconds >= 0)) {
+            throw new CoroutineError(\sprintf(
+                'A timer %s must be %s, got %s',
+                $repeat ? 'interval' : 'delay',
+                $repeat ? '> 0' : '>= 0',
+                \var_export($seconds, true),
+            ));
+        }
+
+        return new self(Scheduler::get(), $seconds, $callback, $repeat, $origin);
+    }
+
+    /**
+     * @internal "every 5s, app.php:12", for reports
+     * @param array<int, array<string, mixed>> $frames debug_backtrace() of the caller
+     */
+    public static function callSite(array $frames): string
+    {
+        $file = $frames[0]['file'] ?? null;
+
+        return \is_string($file) ? \basename($file) . ':' . ($frames[0]['line'] ?? '?') : 'unknown';
+    }
+
+    /** Stops future ticks (a running tick finishes). Idempotent. */
+    public function cancel(): void
+    {
+        if ($this->watcher !== null) {
+            $this->scheduler->driver->cancel($this->watcher);
+            $this->watcher = null;
+        }
+    }
+
+    /** Whether ticks are still to come. */
+    public function isActive(): bool
+    {
+        return $this->watcher !== null;
+    }
+
+    /** Whether a tick's coroutine is running now. */
+    public function isRunning(): bool
+    {
+        return $this->running !== null && !$this->running->isFinished();
+    }
+
+    /** Lets the loop end even though this timer is active (a background job). */
+    public function unreference(): self
+    {
+        if ($this->watcher !== null) {
+            $this->scheduler->driver->unreference($this->watcher);
+        }
+
+        return $this;
+    }
+
+    public function reference(): self
+    {
+        if ($this->watcher !== null) {
+            $this->scheduler->driver->reference($this->watcher);
+        }
+
+        return $this;
+    }
+
+    /** Ticks started so far. */
+    public function runs(): int
+    {
+        return $this->runs;
+    }
+
+    /** Ticks skipped because the previous one was still running. */
+    public function skipped(): int
+    {
+        return $this->skipped;
+    }
+
+    public function getInterval(): float
+    {
+        return $this->interval;
+    }
+
+    private function fire(): void
+    {
+        if (!$this->repeat) {
+            $this->watcher = null; // a one-shot watcher is gone once it has fired
+        }
+        if ($this->isRunning()) {
+            ++$this->skipped;
+
+            return;
+        }
+        ++$this->runs;
+        $this->running = $this->scheduler->spawn($this->tick);
+    }
+
+    private function tick(): void
+    {
+        try {
+            ($this->callback)($this);
+        } catch (CancelledException) {
+            // Cancelled from outside (the worker is stopping): nothing to report.
+        } catch (Throwable $error) {
+            $this->scheduler->reportError($error, \sprintf('timer %s %ss, %s', $this->repeat ? 'every' : 'after', $this->interval, $this->origin));
+        }
+    }
+}
