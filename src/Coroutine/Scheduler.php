@@ -8,7 +8,7 @@ use Closure;
 use Fiber;
 use Petrel\Coroutine\Internal\SuspendedReport;
 use Petrel\Loop\Driver;
-use Petrel\Loop\StreamSelectDriver;
+use Petrel\Loop\DriverFactory;
 use Petrel\Loop\TracingDriver;
 use Throwable;
 
@@ -75,9 +75,9 @@ final class Scheduler
     private static function create(?Driver $driver = null): self
     {
         $debug = (bool) \getenv('PETREL_DEBUG');
-        $driver ??= new StreamSelectDriver();
+        $driver ??= DriverFactory::create(); // PETREL_DRIVER=select|epoll, else the best that works
         if ($debug && !$driver instanceof TracingDriver) {
-            $driver = new TracingDriver($driver);
+            $driver = new TracingDriver($driver, describeCaller: SuspendedReport::callerOf(...));
         }
 
         return new self($driver, debug: $debug);

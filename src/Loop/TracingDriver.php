@@ -5,13 +5,16 @@ declare(strict_types=1);
 namespace Petrel\Loop;
 
 use Closure;
-use Petrel\Coroutine\Internal\SuspendedReport;
 
 /**
  * A decorator that remembers where each watcher was created and, while the loop runs,
  * prints to STDERR every few seconds which referenced watchers keep it alive. Switched on
  * by PETREL_DEBUG=1; meant to explain a loop that will not exit. Costs a backtrace per
  * registration: never use it in production.
+ *
+ * Where a watcher was created is told by $describeCaller (frames, innermost first →
+ * "function() at file:line"); by default the first frame outside src/Loop/. The
+ * coroutine layer passes one that also skips its own frames.
  */
 final class TracingDriver implements Driver
 {
@@ -21,14 +24,20 @@ final class TracingDriver implements Driver
 
     /** @var resource */
     private mixed $output;
+    private readonly Closure $describeCaller;
 
-    /** @param resource|null $output where reports go, STDERR by default */
+    /**
+     * @param resource|null $output where reports go, STDERR by default
+     * @param (Closure(array<int, array<string, mixed>>): string)|null $describeCaller
+     */
     public function __construct(
         private readonly Driver $driver,
         private readonly float $reportInterval = 5.0,
         mixed $output = null,
+        ?Closure $describeCaller = null,
     ) {
         $this->output = \is_resource($output) ? $output : \STDERR;
+        $this->describeCaller = $describeCaller ?? self::callerOutsideLoop(...);
     }
 
     public function defer(Closure $callback): int
@@ -151,8 +160,25 @@ final class TracingDriver implements Driver
 
     private function trace(int $id): int
     {
-        $this->origins[$id] = SuspendedReport::callerOf(\debug_backtrace(\DEBUG_BACKTRACE_IGNORE_ARGS, 12));
+        $this->origins[$id] = ($this->describeCaller)(\debug_backtrace(\DEBUG_BACKTRACE_IGNORE_ARGS, 12));
 
         return $id;
+    }
+
+    /** @param array<int, array<string, mixed>> $frames */
+    private static function callerOutsideLoop(array $frames): string
+    {
+        foreach ($frames as $frame) {
+            $file = $frame['file'] ?? null;
+            if (\is_string($file) && !\str_starts_with($file, __DIR__ . \DIRECTORY_SEPARATOR)) {
+                $class = \is_string($frame['class'] ?? null) ? $frame['class'] . '->' : '';
+                $function = \is_string($frame['function'] ?? null) ? $frame['function'] : '?';
+                $line = \is_int($frame['line'] ?? null) ? $frame['line'] : 0;
+
+                return "{$class}{$function}() at {$file}:{$line}";
+            }
+        }
+
+        return 'an unknown place';
     }
 }

@@ -13,6 +13,12 @@ abstract class DriverTestCase extends TestCase
 {
     abstract protected function createDriver(): Driver;
 
+    /** Why this driver cannot watch descriptors above FD_SETSIZE, or null if it can. */
+    protected function manyStreamsUnsupported(): ?string
+    {
+        return null;
+    }
+
     private Driver $loop;
 
     protected function setUp(): void
@@ -276,6 +282,229 @@ abstract class DriverTestCase extends TestCase
         }
         self::assertSame([], $this->loop->watchers());
         self::assertFalse($this->loop->isReferenced());
+    }
+
+    public function testLevelTriggeredReadableRunsEachTickUntilRead(): void
+    {
+        [$a, $b] = $this->pair();
+        \fwrite($b, 'x');
+        $ticks = 0;
+        $this->loop->onReadable($a, function (int $id, $stream) use (&$ticks): void {
+            if (++$ticks === 3) {
+                self::assertSame('x', \fread($stream, 10));
+                $this->loop->cancel($id);
+            }
+        });
+        $this->loop->run();
+        self::assertSame(3, $ticks);
+    }
+
+    public function testReadableAndWritableWatchersOnOneStream(): void
+    {
+        [$a, $b] = $this->pair();
+        \fwrite($b, 'x');
+        $log = [];
+        $write = $this->loop->onWritable($a, function (int $id) use (&$log): void {
+            $log[] = 'writable';
+            $this->loop->disable($id);
+        });
+        $this->loop->onReadable($a, function (int $id) use (&$log, $write): void {
+            $log[] = 'readable';
+            if (\count($log) === 3) {
+                $this->loop->cancel($id);
+                $this->loop->cancel($write);
+            }
+        });
+        $this->loop->run();
+        self::assertSame(['readable', 'writable', 'readable'], $log, 'one tick runs both, readable first; the disabled one no more');
+    }
+
+    public function testSeveralWatchersOnOneStreamAndCancelDuringTheTick(): void
+    {
+        [$a, $b] = $this->pair();
+        \fwrite($b, 'x');
+        $log = [];
+        $ids = [];
+        foreach (['one', 'two', 'three'] as $name) {
+            $ids[$name] = $this->loop->onReadable($a, function (int $id) use (&$log, &$ids, $name): void {
+                $log[] = $name;
+                if ($name === 'one') {
+                    $this->loop->cancel($ids['two'] ?? 0);
+                }
+                $this->loop->cancel($id);
+            });
+        }
+        $this->loop->run();
+        self::assertSame(['one', 'three'], $log);
+        self::assertSame([], $this->loop->watchers());
+        $again = false; // the stream can be watched anew after all its watchers went
+        $this->loop->onReadable($a, function (int $id) use (&$again): void {
+            $again = true;
+            $this->loop->cancel($id);
+        });
+        $this->loop->run();
+        self::assertTrue($again);
+    }
+
+    public function testWatcherReenabledOnStreamThatBecameReadableWhileDisabled(): void
+    {
+        [$a, $b] = $this->pair();
+        $runs = 0;
+        $id = $this->loop->onReadable($a, function (int $id) use (&$runs): void {
+            $runs++;
+            $this->loop->cancel($id);
+        });
+        $this->loop->disable($id);
+        \fwrite($b, 'x');
+        $this->loop->delay(0.01, static function (): void {
+        });
+        $this->loop->run();
+        self::assertSame(0, $runs);
+        $this->loop->enable($id);
+        $this->loop->run();
+        self::assertSame(1, $runs);
+    }
+
+    public function testStreamClosedAfterItsWatcherWasCancelledClosesTheConnection(): void
+    {
+        [$a, $b] = $this->pair();
+        $this->loop->cancel($this->loop->onReadable($a, static function (): void {
+        }));
+        \fclose($a);
+        self::assertTrue($this->peerSeesEof($b), 'the peer sees EOF once the stream is closed');
+    }
+
+    public function testStreamClosedWithADisabledWatcherStillClosesTheConnection(): void
+    {
+        [$a, $b] = $this->pair();
+        $id = $this->loop->onReadable($a, static function (): void {
+        });
+        $this->loop->disable($id);
+        \fclose($a);
+        self::assertTrue($this->peerSeesEof($b), 'the peer sees EOF within seconds');
+        $this->loop->cancel($id);
+        self::assertSame([], $this->loop->watchers());
+    }
+
+    public function testExceptionFromReadableCallbackLeavesTheLoopConsistent(): void
+    {
+        [$a, $b] = $this->pair();
+        [$c, $d] = $this->pair();
+        \fwrite($b, 'x');
+        \fwrite($d, 'x');
+        $runs = [];
+        $throwing = $this->loop->onReadable($a, static function () use (&$runs): void {
+            $runs[] = 'a';
+            throw new \RuntimeException('boom');
+        });
+        $this->loop->onReadable($c, function (int $id) use (&$runs): void {
+            $runs[] = 'c';
+            $this->loop->cancel($id);
+        });
+        try {
+            $this->loop->run();
+            self::fail('expected the exception');
+        } catch (\RuntimeException) {
+        }
+        $this->loop->cancel($throwing);
+        $this->loop->run();
+        self::assertContains('c', $runs);
+        self::assertSame([], $this->loop->watchers());
+    }
+
+    public function testSignalWakesAWaitWithStreamsWatched(): void
+    {
+        if (!\function_exists('pcntl_fork')) {
+            self::markTestSkipped('needs ext-pcntl');
+        }
+        [$a] = $this->pair();
+        $stream = $this->loop->onReadable($a, static function (): void {
+        });
+        $parent = (int) \getmypid();
+        $pid = \pcntl_fork();
+        if ($pid === 0) {
+            \usleep(50000);
+            \posix_kill($parent, \SIGUSR2);
+            exit(0);
+        }
+        $got = false;
+        $this->loop->onSignal(\SIGUSR2, function (int $id) use (&$got, $stream): void {
+            $got = true;
+            $this->loop->cancel($id);
+            $this->loop->cancel($stream);
+        });
+        $guard = $this->loop->delay(10, function (): void {
+            $this->loop->stop();
+        });
+        $this->loop->unreference($guard);
+        $this->loop->run();
+        $this->loop->cancel($guard);
+        \pcntl_waitpid($pid, $status);
+        self::assertTrue($got);
+    }
+
+    public function testThousandsOfStreams(): void
+    {
+        if (($reason = $this->manyStreamsUnsupported()) !== null) {
+            self::markTestSkipped($reason);
+        }
+        $pairs = 3000;
+        $limit = \posix_getrlimit();
+        $hard = $limit['hard openfiles'] ?? 'unlimited';
+        $need = 4 * $pairs + 200; // two ends, a driver may hold a duplicate of each watched one
+        if ($hard !== 'unlimited' && (int) $hard < $need) {
+            self::markTestSkipped("needs RLIMIT_NOFILE >= {$need}, the hard limit is {$hard} (ulimit -Hn)");
+        }
+        $soft = $limit['soft openfiles'] ?? 0;
+        if ($soft !== 'unlimited' && (int) $soft < $need) {
+            self::assertTrue(\posix_setrlimit(\POSIX_RLIMIT_NOFILE, $need, $hard === 'unlimited' ? -1 : (int) $hard));
+        }
+        $streams = [];
+        $ids = [];
+        $expected = [];
+        for ($i = 0; $i < $pairs; $i++) {
+            $streams[$i] = $this->pair();
+            $ids[$i] = $this->loop->onReadable($streams[$i][0], function (int $id) use (&$got, &$ids, $i): void {
+                $got[] = $i;
+                $this->loop->cancel($id);
+                unset($ids[$i]);
+            });
+            if ($i % 3 === 0) {
+                $expected[] = $i;
+            }
+        }
+        foreach ($expected as $i) {
+            \fwrite($streams[$i][1], 'x');
+        }
+        $got = [];
+        $this->loop->delay(0.05, function () use (&$ids): void {
+            foreach ($ids as $id) {
+                $this->loop->cancel($id);
+            }
+        });
+        $this->loop->run();
+        \sort($got);
+        self::assertSame($expected, $got);
+        self::assertSame([], $this->loop->watchers());
+    }
+
+    private function peerSeesEof(mixed $peer): bool
+    {
+        $eof = false;
+        $guard = 0;
+        $id = $this->loop->onReadable($peer, function (int $id, $stream) use (&$eof, &$guard): void {
+            if (@\fread($stream, 100) === '' && \feof($stream)) {
+                $eof = true;
+                $this->loop->cancel($id);
+                $this->loop->cancel($guard);
+            }
+        });
+        $guard = $this->loop->delay(5, function () use ($id): void {
+            $this->loop->cancel($id);
+        });
+        $this->loop->run();
+
+        return $eof;
     }
 
     /** @return array{resource, resource} */

@@ -13,4 +13,9 @@ final class StreamSelectDriverTest extends DriverTestCase
     {
         return new StreamSelectDriver();
     }
+
+    protected function manyStreamsUnsupported(): string
+    {
+        return 'stream_select() handles descriptors below FD_SETSIZE (1024) only';
+    }
 }

@@ -1,0 +1,309 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Loop\Internal;
+
+use FFI;
+use Petrel\Loop\LoopError;
+
+/**
+ * The stream side of EpollDriver: per watched stream, a descriptor of our own (see
+ * DescriptorChannel), the enabled readable/writable watchers, and the epoll interest,
+ * which is kept equal to the union of those watchers (ADD/MOD/DEL only when it changes).
+ * The descriptor is closed when the stream's last watcher is cancelled.
+ *
+ * Fork: everything here belongs to the process that made it. In another process (a
+ * forked child) nothing touches the inherited epoll instance: release() closes this
+ * process's copies of the descriptors; if the driver is used on, rebuild() makes a new
+ * instance and channel and re-registers every stream.
+ *
+ * @internal
+ */
+final class EpollStreams
+{
+    private const READ_EVENTS = Epoll::IN | Epoll::ERR | Epoll::HUP;
+    private const WRITE_EVENTS = Epoll::OUT | Epoll::ERR | Epoll::HUP;
+
+    /** @var array<int, resource> stream by key ((int) $stream) */
+    private array $streams = [];
+    /** @var array<int, int> our descriptor by key, -1 once released */
+    private array $fds = [];
+    /** @var array<int, int> key by our descriptor */
+    private array $keys = [];
+    /** @var array<int, int> watchers (enabled or not) by key */
+    private array $users = [];
+    /** @var array<int, int> epoll interest by key */
+    private array $masks = [];
+    /** @var array<int, array<int, Watcher>> enabled readable watchers by key */
+    private array $read = [];
+    /** @var array<int, array<int, Watcher>> enabled writable watchers by key */
+    private array $write = [];
+    /** @var list<int> descriptors released while events are dispatched, closed after */
+    private array $closeLater = [];
+    private bool $dispatching = false;
+    private ?int $signalPipe = null;
+    private Epoll $epoll;
+    private DescriptorChannel $channel;
+    private int $pid;
+
+    public function __construct(private readonly FFI $ffi)
+    {
+        $this->pid = (int) \getmypid();
+        $this->epoll = new Epoll($ffi);
+        $this->channel = new DescriptorChannel($ffi);
+    }
+
+    public function __destruct()
+    {
+        $this->release();
+    }
+
+    /** Counts a new watcher of $watcher's stream; the first one gets the stream a descriptor. */
+    public function attach(Watcher $watcher): void
+    {
+        $key = (int) $watcher->value;
+        if (isset($this->users[$key])) {
+            $this->users[$key]++;
+
+            return;
+        }
+        $this->checkPid();
+        \assert(\is_resource($watcher->value));
+        $fd = $this->channel->duplicate($watcher->value);
+        $this->streams[$key] = $watcher->value;
+        $this->fds[$key] = $fd;
+        $this->keys[$fd] = $key;
+        $this->users[$key] = 1;
+        $this->masks[$key] = 0;
+    }
+
+    /** Uncounts a cancelled (and already disabled) watcher; the last one closes the descriptor. */
+    public function detach(Watcher $watcher): void
+    {
+        $key = (int) $watcher->value;
+        if (--$this->users[$key] > 0) {
+            return;
+        }
+        $this->forget($key);
+        unset($this->users[$key], $this->streams[$key], $this->masks[$key], $this->fds[$key]);
+    }
+
+    public function enable(Watcher $watcher): void
+    {
+        $key = (int) $watcher->value;
+        if ($watcher->type === Watcher::READABLE) {
+            $this->read[$key][$watcher->id] = $watcher;
+        } else {
+            $this->write[$key][$watcher->id] = $watcher;
+        }
+        $this->update($key);
+    }
+
+    public function disable(Watcher $watcher): void
+    {
+        $key = (int) $watcher->value;
+        if ($watcher->type === Watcher::READABLE) {
+            unset($this->read[$key][$watcher->id]);
+            if ($this->read[$key] === []) {
+                unset($this->read[$key]);
+            }
+        } else {
+            unset($this->write[$key][$watcher->id]);
+            if ($this->write[$key] === []) {
+                unset($this->write[$key]);
+            }
+        }
+        $this->update($key);
+    }
+
+    public function hasStreams(): bool
+    {
+        return $this->streams !== [];
+    }
+
+    public function descriptorOf(Watcher $watcher): int
+    {
+        return $this->fds[(int) $watcher->value] ?? -1;
+    }
+
+    /**
+     * Waits up to $timeoutMs (-1: no limit), then runs the callbacks of ready streams:
+     * readable ones, then writable ones. The hot loop of the server: two word reads and a
+     * few array lookups per event, nothing allocated unless a stream is writable. The
+     * signals' self-pipe is registered once it exists, so a signal wakes the wait.
+     */
+    public function wait(int $timeoutMs, SignalDispatcher $signals): void
+    {
+        if ($this->pid !== \getmypid()) {
+            $this->rebuild();
+        }
+        if ($this->signalPipe === null && ($pipe = $signals->pipe()) !== null) {
+            $this->signalPipe = $this->channel->duplicate($pipe);
+            $this->epoll->change($this->signalPipe, 0, Epoll::IN);
+        }
+        $count = $this->epoll->wait($timeoutMs);
+        $signals->dispatch();
+        if ($count === 0) {
+            return;
+        }
+        $events = $this->epoll->events;
+        $stride = $this->epoll->stride;
+        $dataWord = $this->epoll->dataWord;
+        $writable = [];
+        $this->dispatching = true;
+        try {
+            for ($i = 0, $word = 0; $i < $count; $i++, $word += $stride) {
+                $key = $this->keys[$events[$word + $dataWord]] ?? null;
+                if ($key === null) {
+                    continue; // the signal pipe, or a descriptor released during this loop
+                }
+                $mask = $events[$word];
+                if ($mask & self::WRITE_EVENTS && isset($this->write[$key])) {
+                    $writable[] = $key;
+                }
+                if ($mask & self::READ_EVENTS && isset($this->read[$key])) {
+                    $stream = $this->streams[$key];
+                    if (!\is_resource($stream)) {
+                        throw self::closedError();
+                    }
+                    foreach ($this->read[$key] as $watcher) {
+                        if ($watcher->enabled) {
+                            ($watcher->callback)($watcher->id, $stream);
+                        }
+                    }
+                }
+            }
+            foreach ($writable as $key) {
+                $stream = $this->streams[$key] ?? null;
+                foreach ($this->write[$key] ?? [] as $watcher) {
+                    if ($watcher->enabled) {
+                        ($watcher->callback)($watcher->id, \is_resource($stream) ? $stream : throw self::closedError());
+                    }
+                }
+            }
+        } finally {
+            $this->dispatching = false;
+            foreach ($this->closeLater as $fd) {
+                $this->channel->close($fd);
+            }
+            $this->closeLater = [];
+        }
+    }
+
+    /**
+     * The safety net for streams closed while watched: our descriptor would keep the
+     * connection open (the peer sees no FIN). Closes the descriptors of closed streams;
+     * throws LoopError (as the select driver does) if one of them has an enabled watcher.
+     */
+    public function sweep(): void
+    {
+        $error = false;
+        foreach ($this->streams as $key => $stream) {
+            if (\is_resource($stream)) {
+                continue;
+            }
+            $this->forget($key);
+            $this->fds[$key] = -1;
+            $this->masks[$key] = 0;
+            $error = $error || isset($this->read[$key]) || isset($this->write[$key]);
+        }
+        if ($error) {
+            throw self::closedError();
+        }
+    }
+
+    /**
+     * Closes this process's descriptors: every stream's and the epoll instance (no
+     * epoll_ctl: in a forked child the instance is the parent's too).
+     */
+    public function release(): void
+    {
+        foreach ($this->fds as $key => $fd) {
+            if ($fd >= 0) {
+                $this->channel->close($fd);
+                $this->fds[$key] = -1;
+                $this->masks[$key] = 0;
+            }
+        }
+        if ($this->signalPipe !== null) {
+            $this->channel->close($this->signalPipe);
+            $this->signalPipe = null;
+        }
+        $this->keys = [];
+        $this->epoll->close();
+    }
+
+    /** release(), and the next use registers every stream anew (as in a forked child). */
+    public function abandon(): void
+    {
+        $this->release();
+        $this->pid = -1;
+    }
+
+    private function update(int $key): void
+    {
+        $mask = (isset($this->read[$key]) ? Epoll::IN : 0) | (isset($this->write[$key]) ? Epoll::OUT : 0);
+        if ($mask === $this->masks[$key] || $this->fds[$key] < 0) {
+            return;
+        }
+        $this->checkPid(); // may rebuild, which resets the masks
+        if ($mask === $this->masks[$key]) {
+            return;
+        }
+        $this->epoll->change($this->fds[$key], $this->masks[$key], $mask);
+        $this->masks[$key] = $mask;
+    }
+
+    /** Takes $key's descriptor out of epoll and closes it (after dispatch if dispatching). */
+    private function forget(int $key): void
+    {
+        if ($this->fds[$key] < 0) {
+            return;
+        }
+        if ($this->masks[$key] !== 0) {
+            $this->checkPid(); // may rebuild: new descriptor, mask
+            if ($this->masks[$key] !== 0) {
+                $this->epoll->change($this->fds[$key], $this->masks[$key], 0);
+            }
+        }
+        $fd = $this->fds[$key];
+        unset($this->keys[$fd]);
+        if ($this->dispatching) {
+            $this->closeLater[] = $fd;
+        } else {
+            $this->channel->close($fd);
+        }
+    }
+
+    private function checkPid(): void
+    {
+        if ($this->pid !== \getmypid()) {
+            $this->rebuild();
+        }
+    }
+
+    /** In a forked child: drop what was inherited, then register every stream anew. */
+    private function rebuild(): void
+    {
+        $this->release();
+        $this->pid = (int) \getmypid();
+        $this->epoll = new Epoll($this->ffi);
+        $this->channel = new DescriptorChannel($this->ffi);
+        foreach ($this->streams as $key => $stream) {
+            if (!\is_resource($stream)) {
+                continue; // sweep() reports it
+            }
+            $fd = $this->channel->duplicate($stream);
+            $this->fds[$key] = $fd;
+            $this->keys[$fd] = $key;
+            $this->update($key);
+        }
+    }
+
+    private static function closedError(): LoopError
+    {
+        return new LoopError('A stream watched by the loop was closed while its watcher was still registered; '
+            . 'cancel the watcher before closing the stream');
+    }
+}
