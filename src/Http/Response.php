@@ -11,7 +11,8 @@ use Petrel\Http\Internal\MimeTypes;
  * An HTTP response. Immutable: with*() return modified copies. Header names are
  * case-insensitive and keep the spelling first given; names and values are validated, so
  * CR/LF can never split the response (\ValueError). Framing headers (Content-Length,
- * Transfer-Encoding) are written by the encoder from the body, not taken from here.
+ * Transfer-Encoding) are written by the encoder from the body, not taken from here. A 101
+ * always carries a Connection header ("Upgrade" unless given): the server relies on it.
  */
 final class Response
 {
@@ -22,6 +23,9 @@ final class Response
 
     /** @var array<string, Cookie> keyed by name, path and domain */
     private array $cookies = [];
+
+    /** @var (\Closure(\Petrel\Socket\Socket, string): void)|null see upgrade() */
+    private ?\Closure $upgradeHandler = null;
 
     /** @var array<string, string> header names already found valid => lowercase */
     private static array $checkedNames = [];
@@ -38,6 +42,9 @@ final class Response
             } else {
                 $this->headers[$key] = [(string) $name, $values];
             }
+        }
+        if ($status === 101) {
+            $this->headers['connection'] ??= ['Connection', ['Upgrade']];
         }
     }
 
@@ -82,6 +89,35 @@ final class Response
         return new self(200, ['Content-Type' => $contentType], new StreamBody($chunks));
     }
 
+    /**
+     * 101 Switching Protocols: once its head is written, the connection leaves HTTP and
+     * $onUpgrade($socket, $buffered) runs in the connection's coroutine with the socket and
+     * the bytes the client sent past the request ('' normally). The handler owns the
+     * connection's timeouts; the connection is closed when it returns or throws (a throw
+     * is logged like a handler error). Only for HTTP/1.1 requests: a 101 on HTTP/1.0 is
+     * answered 500. $headers must name the protocol (Upgrade); "Connection: Upgrade" is
+     * added when absent.
+     *
+     * @param array<string, string|int|list<string|int>> $headers
+     * @param \Closure(\Petrel\Socket\Socket, string): void $onUpgrade
+     */
+    public static function upgrade(array $headers, \Closure $onUpgrade): self
+    {
+        $response = new self(101, $headers);
+        if (!isset($response->headers['upgrade'])) {
+            throw new \ValueError('A 101 response needs an Upgrade header naming the protocol');
+        }
+        $response->upgradeHandler = $onUpgrade;
+
+        return $response;
+    }
+
+    /** @return (\Closure(\Petrel\Socket\Socket, string): void)|null set by upgrade() */
+    public function getUpgradeHandler(): ?\Closure
+    {
+        return $this->upgradeHandler;
+    }
+
     public function getStatus(): int
     {
         return $this->status;
@@ -96,6 +132,9 @@ final class Response
     {
         $copy = clone $this;
         $copy->status = self::checkStatus($status);
+        if ($status === 101) {
+            $copy->headers['connection'] ??= ['Connection', ['Upgrade']];
+        }
 
         return $copy;
     }

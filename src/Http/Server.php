@@ -9,10 +9,12 @@ use Petrel\Coroutine\Scheduler;
 use Petrel\Coroutine\Semaphore;
 use Petrel\Coroutine\WaitGroup;
 use Petrel\Http\Internal\AccessLog;
+use Petrel\Http\Internal\ClientSocket;
+use Petrel\Http\Internal\ConnectionHost;
+use Petrel\Http\Internal\ConnectionSocket;
 use Petrel\Http\Internal\Http1Connection;
 use Petrel\Http\Internal\ResponseEncoder;
 use Petrel\Socket\SocketServer;
-use Petrel\Socket\StreamSocket;
 use Throwable;
 
 use function Petrel\go;
@@ -26,7 +28,7 @@ use function Petrel\sleep;
  * Timeouts are enforced by one sweeper timer per server rather than a timer per read: each
  * connection keeps a deadline, and the sweeper closes those past it (once a second).
  */
-final class Server
+final class Server implements ConnectionHost
 {
     /** Seconds an idle keep-alive connection still waits for a request once stopping. */
     public const STOP_GRACE = 1.0;
@@ -39,15 +41,18 @@ final class Server
     private array $connections = [];
     private int $lastConnectionId = 0;
     private int $requests = 0;
+    /** Connections counted against the cap (served, not evicted). */
+    private int $open = 0;
+    /** @var array<int, true> ids of the connections counted in $open */
+    private array $counted = [];
+    private int $rejected = 0;
+    private int $evicted = 0;
     private bool $stopping = false;
     private ?SocketServer $listener = null;
-    private readonly Semaphore $slots;
     private readonly ?Semaphore $syncLock;
     private readonly WaitGroup $active;
-    /** @internal */
-    public readonly ResponseEncoder $encoder;
-    /** @internal */
-    public readonly ?AccessLog $accessLog;
+    private readonly ResponseEncoder $encoder;
+    private readonly ?AccessLog $accessLog;
     /** @var \Closure(Throwable, Request): void */
     private \Closure $errorLogger;
     /** @var list<\Closure(int): void> */
@@ -59,7 +64,6 @@ final class Server
         private readonly RequestHandler $handler,
         public readonly ServerConfig $config = new ServerConfig(),
     ) {
-        $this->slots = new Semaphore($config->maxConnections);
         $this->syncLock = $config->mode === ServerConfig::MODE_SYNC ? new Semaphore(1) : null;
         $this->active = new WaitGroup();
         $this->responder = $this->respond(...);
@@ -91,6 +95,10 @@ final class Server
     /**
      * Accepts and serves connections until stop() is called, then waits for the requests in
      * flight to finish (at most $drainTimeout seconds) and returns.
+     *
+     * It never stops accepting: at the connection cap it makes room the way nginx does,
+     * closing the longest-idle keep-alive connection, and when none is idle it answers the
+     * newcomer 503 (admit()). A client never waits unanswered in the accept queue.
      */
     public function serve(SocketServer $listener, float $drainTimeout = 30.0): void
     {
@@ -101,16 +109,11 @@ final class Server
         $accepted = 0;
         try {
             while (!$this->stopping) {
-                $this->slots->acquire();
-                $socket = $listener->accept();
-                if ($socket === null) {
-                    $this->slots->release();
+                $client = $listener->acceptStream();
+                if ($client === null) {
                     break;
                 }
-                $connection = new Http1Connection(++$this->lastConnectionId, $socket, $this);
-                $this->connections[$connection->id] = $connection;
-                $this->active->add();
-                $connection->coroutine = go($this->runConnection(...), $connection);
+                $this->admit(new ClientSocket($client[0], $client[1]));
                 // Let the loop run between batches of accepts. Workers share the listening
                 // socket: one that drains the whole backlog takes every connection of a
                 // burst (100 keep-alive clients on one sync worker, the other idle: half
@@ -148,10 +151,44 @@ final class Server
         return $this->stopping;
     }
 
-    /** @return array{requests: int, connections: int} */
+    /** @internal see ConnectionHost */
+    public function config(): ServerConfig
+    {
+        return $this->config;
+    }
+
+    /** @internal see ConnectionHost */
+    public function encoder(): ResponseEncoder
+    {
+        return $this->encoder;
+    }
+
+    /** @internal see ConnectionHost */
+    public function accessLog(): ?AccessLog
+    {
+        return $this->accessLog;
+    }
+
+    /** @internal see ConnectionHost: through the error logger (setErrorLogger()) */
+    public function logError(Throwable $error, Request $request): void
+    {
+        ($this->errorLogger)($error, $request);
+    }
+
+    /**
+     * Requests answered, connections open (served, rejected or being evicted), and since
+     * start: connections turned away with a 503 at the cap, idle ones closed to make room.
+     *
+     * @return array{requests: int, connections: int, rejected: int, evicted: int}
+     */
     public function stats(): array
     {
-        return ['requests' => $this->requests, 'connections' => \count($this->connections)];
+        return [
+            'requests' => $this->requests,
+            'connections' => \count($this->connections),
+            'rejected' => $this->rejected,
+            'evicted' => $this->evicted,
+        ];
     }
 
     /**
@@ -161,7 +198,7 @@ final class Server
      * runs on the connection's fiber (the connection only waits for it meanwhile), which
      * saves a fiber switch each way; aborting the connection cancels it.
      */
-    public function dispatch(Request $request, ?StreamSocket $client = null): Response
+    public function dispatch(Request $request, ConnectionSocket $client): Response
     {
         if ($this->syncLock === null) {
             return Scheduler::get()->callAsChild($this->responder, [$request]);
@@ -171,7 +208,7 @@ final class Server
             // It waited for the worker: if its client has left meanwhile (a closed browser
             // tab, a load generator that stopped), running it would only delay the requests
             // queued behind it. nginx logs these as 499.
-            if ($client?->peerClosed()) {
+            if ($client->peerClosed()) {
                 $this->syncLock->release();
                 throw new CancelledException("The client of {$request->getMethod()} {$request->getTarget()} closed the connection while it waited for the worker");
             }
@@ -205,13 +242,64 @@ final class Server
         }
     }
 
-    private function runConnection(Http1Connection $connection): void
+    /**
+     * Starts a connection's coroutine. Under the cap, or after evicting the longest-idle
+     * connection, it is served (and counted: $open); otherwise it is rejected with a 503
+     * and a lingering close, outside the count but in the list (the sweeper and stop()
+     * still see it). Past twice the cap, a newcomer is just closed: rejects cannot pile up.
+     */
+    private function admit(ClientSocket $socket): void
+    {
+        $max = $this->config->maxConnections;
+        $served = $this->open < $max || $this->evictIdle();
+        if (!$served && \count($this->connections) >= 2 * $max) {
+            ++$this->rejected;
+            $socket->close();
+
+            return;
+        }
+        $connection = new Http1Connection(++$this->lastConnectionId, $socket, $this);
+        $this->connections[$connection->id] = $connection;
+        $this->active->add();
+        if ($served) {
+            ++$this->open;
+            $this->counted[$connection->id] = true;
+        } else {
+            ++$this->rejected;
+        }
+        $connection->coroutine = go($this->runConnection(...), $connection, $served);
+    }
+
+    /** Closes the connection idle the longest, if any; it no longer counts against the cap. */
+    private function evictIdle(): bool
+    {
+        $oldest = null;
+        foreach ($this->connections as $id => $connection) {
+            if (isset($this->counted[$id]) && $connection->isIdle() && ($oldest === null || $connection->idleSince < $oldest->idleSince)) {
+                $oldest = $connection;
+            }
+        }
+        if ($oldest === null) {
+            return false;
+        }
+        unset($this->counted[$oldest->id]);
+        --$this->open;
+        ++$this->evicted;
+        $oldest->close();
+
+        return true;
+    }
+
+    private function runConnection(Http1Connection $connection, bool $served): void
     {
         try {
-            $connection->run();
+            $served ? $connection->run() : $connection->reject();
         } finally {
             unset($this->connections[$connection->id]);
-            $this->slots->release();
+            if (isset($this->counted[$connection->id])) {
+                unset($this->counted[$connection->id]);
+                --$this->open;
+            }
             $this->active->done();
         }
     }

@@ -7,12 +7,15 @@ namespace Petrel\Http;
 /**
  * HTTP server settings as plain fields with safe defaults, nginx-like where nginx has an
  * equivalent (client_header_timeout 60 s, keepalive_timeout 75 s, keepalive_requests 1000,
- * send_timeout 60 s). Change them through with(); the object is immutable.
+ * send_timeout 60 s, lingering_time 30 s, lingering_timeout 5 s). Change them through
+ * with(); the object is immutable.
  */
 final class ServerConfig
 {
     public const MODE_COROUTINE = 'coroutine';
     public const MODE_SYNC = 'sync';
+    /** Default lingerBytes: what a lingering close reads and drops at most. */
+    public const LINGER_BYTES = 64 * 1024 * 1024;
 
     public function __construct(
         /** "coroutine": requests of a worker run concurrently; "sync": one at a time. */
@@ -27,7 +30,11 @@ final class ServerConfig
         /** Seconds a response write may stay blocked on a client that does not read. */
         public readonly float $writeTimeout = 60.0,
         public readonly int $maxRequestsPerConnection = 1000,
-        /** Open connections per worker; stream_select() caps a process near 1,020 descriptors. */
+        /**
+         * Open connections per worker; stream_select() caps a process near 1,020
+         * descriptors. At the cap a new connection evicts the longest-idle keep-alive
+         * connection, or is answered 503 when none is idle: it never waits unanswered.
+         */
         public readonly int $maxConnections = 1000,
         /** Show exception details in 500 responses. Never in production. */
         public readonly bool $debug = false,
@@ -35,17 +42,30 @@ final class ServerConfig
         public readonly bool $gzip = false,
         /** Where to append one line per request ("php://stderr", a file path), or null. */
         public readonly ?string $accessLog = null,
+        /**
+         * Lingering close (for a close while the client may still be sending: an error
+         * answer, unread request bytes): after the response and a half-close, the client's
+         * bytes are read and dropped for at most lingerTime seconds in all, lingerTimeout
+         * seconds without a byte, and lingerBytes bytes, so its unread bytes do not turn the
+         * close into a reset that destroys the response.
+         */
+        public readonly float $lingerTime = 30.0,
+        public readonly float $lingerTimeout = 5.0,
+        public readonly int $lingerBytes = self::LINGER_BYTES,
     ) {
         if ($mode !== self::MODE_COROUTINE && $mode !== self::MODE_SYNC) {
             throw new \InvalidArgumentException("Unknown mode \"{$mode}\": use \"coroutine\" or \"sync\"");
         }
-        foreach (['headerTimeout' => $headerTimeout, 'bodyTimeout' => $bodyTimeout, 'idleTimeout' => $idleTimeout, 'writeTimeout' => $writeTimeout] as $name => $value) {
+        foreach (['headerTimeout' => $headerTimeout, 'bodyTimeout' => $bodyTimeout, 'idleTimeout' => $idleTimeout, 'writeTimeout' => $writeTimeout, 'lingerTime' => $lingerTime, 'lingerTimeout' => $lingerTimeout] as $name => $value) {
             if ($value <= 0) {
                 throw new \InvalidArgumentException("{$name} must be > 0, got {$value}");
             }
         }
         if ($maxRequestsPerConnection < 1 || $maxConnections < 1) {
             throw new \InvalidArgumentException('maxRequestsPerConnection and maxConnections must be >= 1');
+        }
+        if ($lingerBytes < 0) {
+            throw new \InvalidArgumentException("lingerBytes must be >= 0, got {$lingerBytes}");
         }
     }
 

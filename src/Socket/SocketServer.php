@@ -62,13 +62,25 @@ final class SocketServer
     /** Waits for the next connection; null once the server is closed. */
     public function accept(): ?StreamSocket
     {
+        $accepted = $this->acceptStream();
+
+        return $accepted === null ? null : new StreamSocket($accepted[0], $accepted[1]);
+    }
+
+    /**
+     * @internal accept() for a server that wraps its connections itself (the HTTP server's
+     * Internal\ClientSocket): the connected stream and the peer's address; null once closed
+     * @return array{resource, string}|null
+     */
+    public function acceptStream(): ?array
+    {
         if ($this->acceptor !== null) {
             throw new SocketError('Another coroutine is already accepting on this server');
         }
         while (!$this->closed) {
             $client = @\stream_socket_accept($this->server, 0, $peer);
             if ($client !== false) {
-                return new StreamSocket($client, $peer);
+                return [$client, (string) $peer];
             }
             $this->waitReadable();
         }

@@ -22,20 +22,22 @@ final class StreamSocket implements Socket
     private bool $closed = false;
     private bool $tls = false;
     private bool $writing = false;
-    /** awaitReadable() saw the stream readable: the next empty read means EOF. */
-    private bool $polled = false;
     /** @var array<int, Suspension> writers queued behind the current one */
     private array $writeQueue = [];
     private ?string $localAddress = null;
     private readonly Readiness $readiness;
 
-    /** @param resource $stream a connected stream socket; it is made non-blocking */
-    public function __construct(private readonly mixed $stream, private ?string $remoteAddress = null)
+    /**
+     * @param resource $stream a connected stream socket; it is made non-blocking
+     * @param Readiness|null $readiness @internal for a server that shares the socket's
+     *     loop side for its fast paths (Http\Internal\ClientSocket); made here when null
+     */
+    public function __construct(private readonly mixed $stream, private ?string $remoteAddress = null, ?Readiness $readiness = null)
     {
         \stream_set_blocking($stream, false);
         \stream_set_read_buffer($stream, 0);
         \stream_set_write_buffer($stream, 0);
-        $this->readiness = new Readiness($stream);
+        $this->readiness = $readiness ?? new Readiness($stream);
     }
 
     public function read(int $maxBytes = 65536): ?string
@@ -98,40 +100,6 @@ final class StreamSocket implements Socket
         $this->buffer = (string) \substr($this->buffer, $end);
 
         return $line;
-    }
-
-    /**
-     * @internal For a connection that reads again and again for its whole life (the HTTP
-     * server's): the read watcher stays enabled between reads instead of being enabled and
-     * disabled around each one — two loop calls less per request. If bytes arrive while
-     * nobody reads (a client pipelining while its request runs), the watcher's first call
-     * disables it, so the loop never spins. Not for sockets that idle between uses (a
-     * pooled database connection): an enabled watcher keeps the loop running.
-     */
-    public function keepReadWatcher(): void
-    {
-        $this->readiness->keepReadWatcher();
-    }
-
-    /**
-     * @internal Waits until a read will not block (bytes have arrived, or EOF), without
-     * reading. For a caller that knows a read now would find nothing and would spend a
-     * syscall to learn it: the HTTP server right after writing a response, whose client
-     * has not even seen it yet. Returns at once if bytes are buffered.
-     */
-    public function awaitReadable(): void
-    {
-        if ($this->buffer !== '' || $this->eof || $this->polled) {
-            return;
-        }
-        if ($this->closed) {
-            throw new ClosedException("Cannot read: the connection to {$this->getRemoteAddress()} is closed");
-        }
-        if ($this->readiness->reader !== null) {
-            throw new SocketError('Another coroutine is already reading from this socket');
-        }
-        $this->readiness->waitReadable();
-        $this->polled = true;
     }
 
     public function write(string $data): void
@@ -221,25 +189,6 @@ final class StreamSocket implements Socket
         return false;
     }
 
-    /**
-     * Whether the peer has closed or reset the connection (a poll and a peek, no read).
-     * Unread bytes, or a peer that has sent nothing more, mean it has not. A TLS stream is
-     * never reported closed (its bytes are records, not data).
-     */
-    public function peerClosed(): bool
-    {
-        if ($this->closed || $this->eof) {
-            return true;
-        }
-        if ($this->buffer !== '' || $this->tls) {
-            return false;
-        }
-
-        // feof() on a socket polls it and peeks one byte: true at EOF and after a reset (a
-        // client that exits with our response unread sends RST, not FIN).
-        return \feof($this->stream);
-    }
-
     public function getLocalAddress(): string
     {
         return $this->localAddress ??= self::name($this->stream, false);
@@ -283,15 +232,6 @@ final class StreamSocket implements Socket
         return $this->tls;
     }
 
-    /**
-     * @internal the raw stream, for the HTTP server's fast paths
-     * @return resource
-     */
-    public function getResource(): mixed
-    {
-        return $this->stream;
-    }
-
     public function __destruct()
     {
         $this->close();
@@ -306,8 +246,8 @@ final class StreamSocket implements Socket
         if ($this->readiness->reader !== null) {
             throw new SocketError('Another coroutine is already reading from this socket');
         }
-        $woken = $this->polled;
-        $this->polled = false;
+        $woken = $this->readiness->polled;
+        $this->readiness->polled = false;
         while (true) {
             if ($this->closed) {
                 throw new ClosedException("Cannot read: the connection to {$this->getRemoteAddress()} is closed");
@@ -330,15 +270,6 @@ final class StreamSocket implements Socket
             $this->readiness->waitReadable();
             $woken = true;
         }
-    }
-
-    /**
-     * @internal How many times a read had to wait for data. The HTTP server watches it to
-     * see a connection whose every read succeeds at once (see Http1Connection::run()).
-     */
-    public function readWaits(): int
-    {
-        return $this->readiness->readWaits();
     }
 
     private function waitTurnToWrite(): void

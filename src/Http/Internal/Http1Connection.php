@@ -6,14 +6,12 @@ namespace Petrel\Http\Internal;
 
 use Petrel\Coroutine\CancelledException;
 use Petrel\Coroutine\Coroutine;
-use Petrel\Http\FileBody;
 use Petrel\Http\HttpException;
 use Petrel\Http\Request;
 use Petrel\Http\Response;
 use Petrel\Http\Server;
-use Petrel\Http\StreamBody;
+use Petrel\Http\ServerConfig;
 use Petrel\Socket\SocketException;
-use Petrel\Socket\StreamSocket;
 
 use function Petrel\sleep;
 
@@ -21,48 +19,74 @@ use function Petrel\sleep;
  * One HTTP/1.1 connection, driven by its own coroutine: read bytes, feed the parser, call
  * the handler for each complete request (in order, so pipelined requests are answered in
  * order), write the response, keep alive or close. Malformed input gets its 4xx/5xx answer
- * and the connection is closed; nothing here can take the worker down.
+ * and the connection is closed; nothing here can take the worker down. A 101 response hands
+ * the socket to its upgrade handler (Response::upgrade()) for the rest of its life.
+ *
+ * A close while the client may still be sending (an error answer, unread request bytes) is
+ * a lingering close, as nginx does it: the response, a half-close, then the client's bytes
+ * are read and dropped for a bounded time and byte count, so that closing with unread bytes
+ * does not send a reset that can destroy the response before the client reads it.
+ *
+ * It sees its server through ConnectionHost and its socket through ConnectionSocket, so
+ * tests drive it in memory (MemorySocket). The server reads $deadline (the sweeper closes
+ * the connection past it) and isIdle()/$idleSince (which connection to evict at the cap).
  *
  * @internal
  */
 final class Http1Connection
 {
     /** Requests served back to back without waiting for the client before yielding to the loop. */
-    private const FAIRNESS_STREAK = 8;
+    public const FAIRNESS_STREAK = 8;
+    /** Seconds a client turned away at the connection cap is told to wait (Retry-After). */
+    public const RETRY_AFTER = 1;
     private const IDLE = 0;
     private const HEAD = 1;
     private const BODY = 2;
     private const BUSY = 3;
+    private const UPGRADED = 4;
+    private const LINGERING = 5;
 
     /** Monotonic time after which the server's sweeper closes this connection. */
     public float $deadline = \INF;
+    /** Monotonic time since when it waits for a request (meaningful while isIdle()). */
+    public float $idleSince;
     public ?Coroutine $coroutine = null;
     private int $phase = self::IDLE;
     private int $served = 0;
+    private bool $aborted = false;
+    /** The client may still be sending: close by lingering. */
+    private bool $linger = false;
     private readonly int $maxRequests;
     private readonly float $writeTimeout;
     private readonly bool $gzip;
+    private readonly ServerConfig $config;
+    private readonly ResponseEncoder $encoder;
+    private readonly ?AccessLog $accessLog;
 
     public function __construct(
         public readonly int $id,
-        private readonly StreamSocket $socket,
-        private readonly Server $server,
+        private readonly ConnectionSocket $socket,
+        private readonly ConnectionHost $host,
     ) {
-        $config = $server->config;
+        $this->config = $config = $host->config();
+        $this->encoder = $host->encoder();
+        $this->accessLog = $host->accessLog();
         $this->maxRequests = $config->maxRequestsPerConnection;
         $this->writeTimeout = $config->writeTimeout;
         $this->gzip = $config->gzip;
-        $socket->keepReadWatcher();
+        $this->idleSince = \hrtime(true) * 1e-9;
+        $this->deadline = $this->idleSince + $config->headerTimeout;
     }
 
     public function run(): void
     {
-        $parser = new RequestParser($this->server->config->limits, $this->socket->getRemoteAddress());
+        $parser = new RequestParser($this->config->limits, $this->socket->getRemoteAddress());
         $waits = $this->socket->readWaits();
         $streak = 0;
         try {
             while (($request = $this->readRequest($parser)) !== null) {
-                if (!$this->respond($request)) {
+                if (!$this->respond($request, $parser)) {
+                    $this->linger = $this->linger || $parser->hasPartialRequest();
                     break;
                 }
                 // A client whose next request is always there when we read (a fast load
@@ -70,13 +94,16 @@ final class Http1Connection
                 // would never poll and the worker's other connections would starve (p99 of
                 // 200+ ms, seen in petrel bench). After a streak served without waiting,
                 // let the loop run once.
-                if ($this->socket->readWaits() !== $waits) {
-                    $waits = $this->socket->readWaits();
+                if (($waited = $this->socket->readWaits()) !== $waits) {
+                    $waits = $waited;
                     $streak = 0;
                 } elseif (++$streak >= self::FAIRNESS_STREAK) {
                     sleep(0);
                     $streak = 0;
                 }
+            }
+            if ($this->linger) {
+                $this->lingerBeforeClose();
             }
         } catch (SocketException | CancelledException) {
             // The peer went away, a timeout closed the socket, or the server is aborting.
@@ -86,15 +113,45 @@ final class Http1Connection
     }
 
     /**
-     * Graceful stop of a connection waiting for its next request: it gets $grace seconds, so
-     * a request already on its way is still answered (with Connection: close) instead of
-     * racing an abrupt close; the sweeper closes it after that.
+     * Instead of run(), for a connection the server cannot take (at its cap, nothing idle
+     * to evict): 503 with Retry-After, without reading the request, and a lingering close.
+     */
+    public function reject(): void
+    {
+        $this->phase = self::BUSY;
+        $response = Response::text("503 Service Unavailable\n", 503)
+            ->withHeader('Connection', 'close')
+            ->withHeader('Retry-After', (string) self::RETRY_AFTER);
+        try {
+            $this->deadline = \hrtime(true) * 1e-9 + $this->writeTimeout;
+            $this->socket->write($this->encoder->encode($response, '1.1', false, false, DateCache::get()));
+            $this->lingerBeforeClose();
+        } catch (SocketException | CancelledException) {
+            // Gone already.
+        } finally {
+            $this->socket->close();
+        }
+    }
+
+    /**
+     * Graceful stop: a connection waiting for its next request gets $grace seconds, so a
+     * request already on its way is still answered (with Connection: close) instead of
+     * racing an abrupt close; the sweeper closes it after that. A lingering one closes now.
+     * Busy and upgraded connections are left alone.
      */
     public function closeWhenIdleFor(float $grace): void
     {
         if ($this->phase === self::IDLE) {
             $this->deadline = \min($this->deadline, \hrtime(true) * 1e-9 + $grace);
+        } elseif ($this->phase === self::LINGERING) {
+            $this->socket->close();
         }
+    }
+
+    /** Waiting for a request, nothing of it read yet: safe to close to make room. */
+    public function isIdle(): bool
+    {
+        return $this->phase === self::IDLE;
     }
 
     public function close(): void
@@ -105,13 +162,14 @@ final class Http1Connection
     /** Closes the socket and cancels the handler, whatever it is doing. */
     public function abort(): void
     {
+        $this->aborted = true;
         $this->socket->close();
         $this->coroutine?->cancel();
     }
 
     private function readRequest(RequestParser $parser): ?Request
     {
-        $config = $this->server->config;
+        $config = $this->config;
         while (true) {
             try {
                 $request = $parser->next();
@@ -127,9 +185,12 @@ final class Http1Connection
                 return $request;
             }
             if (!$parser->hasPartialRequest()) {
-                $this->phase = self::IDLE;
-                $this->deadline = \hrtime(true) * 1e-9 + ($this->served > 0 ? $config->idleTimeout : $config->headerTimeout);
-                if ($this->server->isStopping()) {
+                if ($this->phase !== self::IDLE) {
+                    $this->phase = self::IDLE;
+                    $this->idleSince = \hrtime(true) * 1e-9;
+                    $this->deadline = $this->idleSince + ($this->served > 0 ? $config->idleTimeout : $config->headerTimeout);
+                }
+                if ($this->host->isStopping()) {
                     $this->closeWhenIdleFor(Server::STOP_GRACE);
                 }
             } elseif ($this->phase === self::IDLE || $this->phase === self::BUSY) {
@@ -141,7 +202,7 @@ final class Http1Connection
                 $this->deadline = \hrtime(true) * 1e-9 + $config->bodyTimeout;
             }
             if ($parser->expectsContinue()) {
-                $this->socket->write("HTTP/1.1 100 Continue\r\n\r\n");
+                $this->socket->write(ResponseEncoder::CONTINUE);
                 $parser->continueSent();
             }
             if ($this->phase === self::IDLE && $this->served > 0) {
@@ -159,24 +220,33 @@ final class Http1Connection
     }
 
     /** Writes the response; returns whether the connection stays open for another request. */
-    private function respond(Request $request): bool
+    private function respond(Request $request, RequestParser $parser): bool
     {
-        $server = $this->server;
-        $response = $server->dispatch($request, $this->socket);
+        $response = $this->host->dispatch($request, $this->socket);
         $this->served++;
+        // A 101 always has a Connection header (Response makes sure), so the common case
+        // (none) skips asking for the status: a call less per request.
+        $headers = $response->getHeaderMap();
+        if (isset($headers['connection']) && $response->getStatus() === 101) {
+            if ($this->upgrade($request, $response, $parser)) {
+                return false;
+            }
+            $response = Response::text("500 Internal Server Error\n", 500)->withHeader('Connection', 'close');
+        }
         $protocol = $request->getProtocolVersion();
         $isHead = $request->getMethod() === 'HEAD';
-        $keepAlive = !$server->isStopping()
+        $keepAlive = !$this->host->isStopping()
             && $this->served < $this->maxRequests
             && $request->isKeepAlive();
         if ($this->gzip) {
             $response = Gzip::maybeCompress($request, $response);
+            $headers = $response->getHeaderMap();
         }
-        $encoder = $server->encoder;
+        $encoder = $this->encoder;
         $body = $response->getBody();
         // The encoder decides too (a handler may say Connection: close, HTTP/1.0 cannot frame
         // a body of unknown length); skip asking it in the common case where neither applies.
-        if ($keepAlive && (!\is_string($body) || $protocol !== '1.1' || isset($response->getHeaderMap()['connection']))) {
+        if ($keepAlive && (!\is_string($body) || $protocol !== '1.1' || isset($headers['connection']))) {
             $keepAlive = !$encoder->requiresClose($response, $protocol, true, $isHead);
         }
         $this->deadline = \hrtime(true) * 1e-9 + $this->writeTimeout;
@@ -185,51 +255,69 @@ final class Http1Connection
         } else {
             $this->socket->write($encoder->encodeHead($response, $protocol, $keepAlive, $isHead, DateCache::get()));
             if (ResponseEncoder::sendsBody($response, $isHead)) {
-                $this->writeBody($body, $encoder->usesChunking($response, $protocol, $isHead));
+                BodyWriter::write($this->socket, $body, $encoder->usesChunking($response, $protocol, $isHead), function (): void {
+                    $this->deadline = \hrtime(true) * 1e-9 + $this->writeTimeout;
+                });
             }
         }
-        $server->accessLog?->log($request, $response);
-        $this->phase = self::IDLE;
+        $this->accessLog?->log($request, $response);
+        $this->phase = self::BUSY; // until readRequest() finds no partial request
 
         return $keepAlive;
     }
 
-    private function writeBody(\Petrel\Http\ResponseBody $body, bool $chunked): void
+    /**
+     * A 101: writes its head, then runs its upgrade handler on this coroutine with the
+     * socket and the bytes read past the request, outside HTTP (no deadline: the handler
+     * owns its timeouts). Returns false, writing nothing, for a misuse (no handler, an
+     * HTTP/1.0 request), which is logged and answered 500.
+     */
+    private function upgrade(Request $request, Response $response, RequestParser $parser): bool
     {
-        if ($body instanceof FileBody) {
-            $file = @\fopen($body->getPath(), 'rb');
-            if ($file === false) {
-                throw new SocketException("Cannot open {$body->getPath()} to send it");
-            }
-            try {
-                \fseek($file, $body->getOffset());
-                $left = $body->getLength();
-                while ($left > 0) {
-                    $chunk = \fread($file, \min(262144, $left));
-                    if ($chunk === false || $chunk === '') {
-                        throw new SocketException("{$body->getPath()} ended early while sending it");
-                    }
-                    $left -= \strlen($chunk);
-                    $this->socket->write($chunk);
-                    $this->deadline = \hrtime(true) * 1e-9 + $this->writeTimeout;
-                }
-            } finally {
-                \fclose($file);
-            }
+        $handler = $response->getUpgradeHandler();
+        if ($handler === null || $request->getProtocolVersion() !== '1.1') {
+            $this->host->logError(new \LogicException($handler === null
+                ? 'The handler answered 101 Switching Protocols without an upgrade handler: use Response::upgrade()'
+                : "The handler answered 101 Switching Protocols to an HTTP/{$request->getProtocolVersion()} request"), $request);
 
+            return false;
+        }
+        $this->deadline = \hrtime(true) * 1e-9 + $this->writeTimeout;
+        $this->socket->write($this->encoder->encodeHead($response, '1.1', true, false, DateCache::get()));
+        $this->accessLog?->log($request, $response);
+        $this->phase = self::UPGRADED;
+        $this->deadline = \INF;
+        try {
+            $handler($this->socket, $parser->takeBuffered());
+        } catch (\Throwable $error) {
+            if (!$this->aborted) {
+                $this->host->logError($error, $request);
+            }
+        }
+
+        return true;
+    }
+
+    /**
+     * Half-closes, then reads and drops what the client still sends, until it closes, or
+     * lingerTimeout passes without a byte, or lingerTime in all, or lingerBytes were read
+     * (the sweeper enforces the times through $deadline). Not when the server is stopping.
+     */
+    private function lingerBeforeClose(): void
+    {
+        if ($this->host->isStopping()) {
             return;
         }
-        if ($body instanceof StreamBody) {
-            foreach ($body->getChunks() as $chunk) {
-                if ($chunk === '') {
-                    continue;
-                }
-                $this->socket->write($chunked ? ResponseEncoder::chunk($chunk) : $chunk);
-                $this->deadline = \hrtime(true) * 1e-9 + $this->writeTimeout;
-            }
-            if ($chunked) {
-                $this->socket->write(ResponseEncoder::lastChunk());
-            }
+        $config = $this->config;
+        $this->phase = self::LINGERING;
+        $now = \hrtime(true) * 1e-9;
+        $until = $now + $config->lingerTime;
+        $this->deadline = \min($until, $now + $config->lingerTimeout);
+        $this->socket->end();
+        $left = $config->lingerBytes;
+        while ($left > 0 && ($data = $this->socket->read()) !== null) {
+            $left -= \strlen($data);
+            $this->deadline = \min($until, \hrtime(true) * 1e-9 + $config->lingerTimeout);
         }
     }
 
@@ -239,10 +327,8 @@ final class Http1Connection
         $text = \Petrel\Http\Status::reasonPhrase($status);
         $detail = $error->getReason() !== $text ? ": {$error->getReason()}" : '';
         $response = Response::text("{$status} {$text}{$detail}\n", $status)->withHeader('Connection', 'close');
-        try {
-            $this->socket->write($this->server->encoder->encode($response, '1.1', false, false, DateCache::get()));
-        } catch (SocketException) {
-            // The client is gone; nothing to tell it.
-        }
+        $this->deadline = \hrtime(true) * 1e-9 + $this->writeTimeout;
+        $this->socket->write($this->encoder->encode($response, '1.1', false, false, DateCache::get()));
+        $this->linger = true;
     }
 }

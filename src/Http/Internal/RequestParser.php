@@ -126,6 +126,19 @@ final class RequestParser
         return $this->state !== self::HEAD || $this->offset < \strlen($this->buffer);
     }
 
+    /**
+     * Hands over the bytes buffered past the last complete request and forgets them: after
+     * a 101 Switching Protocols they belong to the new protocol. '' if none.
+     */
+    public function takeBuffered(): string
+    {
+        $rest = (string) \substr($this->buffer, $this->offset);
+        $this->buffer = '';
+        $this->offset = $this->scanFrom = 0;
+
+        return $rest;
+    }
+
     public function isReadingBody(): bool
     {
         return $this->state !== self::HEAD;

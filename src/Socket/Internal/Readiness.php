@@ -31,7 +31,19 @@ final class Readiness
      */
     public ?Suspension $reader = null;
     private ?Suspension $writer = null;
-    private int $readWaits = 0;
+    /**
+     * Set by a caller that waited for readability without reading (the HTTP server's
+     * awaitReadable()): the socket's next read that comes back empty is EOF, with no
+     * second wait. The socket's read clears it.
+     */
+    public bool $polled = false;
+    /** cancel() was called: the socket is closed, nothing will wake a wait. */
+    public bool $cancelled = false;
+    /**
+     * How many times a read had to wait (the HTTP server's fairness check watches it).
+     * Public so that the server reads it without a call; only this class writes it.
+     */
+    public int $readWaits = 0;
     private readonly Driver $driver;
 
     /** @param resource $stream */
@@ -40,16 +52,17 @@ final class Readiness
         $this->driver = Scheduler::get()->driver;
     }
 
-    /** See StreamSocket::keepReadWatcher(). */
+    /**
+     * For a connection that reads again and again for its whole life (the HTTP server's):
+     * the read watcher stays enabled between reads instead of being enabled and disabled
+     * around each one — two loop calls less per request. If bytes arrive while nobody
+     * reads (a client pipelining while its request runs), the watcher's first call
+     * disables it, so the loop never spins. Not for sockets that idle between uses (a
+     * pooled database connection): an enabled watcher keeps the loop running.
+     */
     public function keepReadWatcher(): void
     {
         $this->keepReadWatcher = true;
-    }
-
-    /** How many times a read had to wait (see StreamSocket::readWaits()). */
-    public function readWaits(): int
-    {
-        return $this->readWaits;
     }
 
     public function waitReadable(): void
@@ -108,6 +121,7 @@ final class Readiness
      */
     public function cancel(): array
     {
+        $this->cancelled = true;
         foreach ([$this->readWatcher, $this->writeWatcher] as $watcher) {
             if ($watcher !== null) {
                 $this->driver->cancel($watcher);

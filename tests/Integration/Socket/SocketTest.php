@@ -218,55 +218,6 @@ final class SocketTest extends AsyncTestCase
         });
     }
 
-    public function testAwaitReadableWaitsForBytesOrEofWithoutReading(): void
-    {
-        $this->async(function (): void {
-            [$a, $b] = self::pair();
-            $waiter = go(static function () use ($a): string {
-                $a->awaitReadable();
-
-                return (string) $a->read();
-            });
-            sleep(0.01);
-            self::assertFalse($waiter->isFinished(), 'nothing to read yet');
-            $b->write('next request');
-            self::assertSame('next request', $waiter->join());
-
-            $b->write('x');
-            self::assertSame('x', $a->read(1));
-            $b->end();
-            $a->awaitReadable();
-            self::assertNull($a->read(), 'readable and empty after awaitReadable() is EOF, with no second wait');
-            $a->awaitReadable(); // at EOF: returns at once
-            $a->close();
-            $b->close();
-        });
-    }
-
-    public function testAKeptReadWatcherDisablesItselfWhenBytesComeWithNobodyReading(): void
-    {
-        $this->async(function (): void {
-            [$a, $b] = self::pair();
-            $a->keepReadWatcher();
-            $reader = go(static fn () => $a->read());
-            $b->write('one');
-            self::assertSame('one', $reader->join(), 'read after a wait: the watcher exists');
-            // No read pending: the watcher is still enabled; bytes arrive; its first call
-            // must disable it, or the loop would spin on a readable stream nobody reads.
-            $b->write('two');
-            $driver = \Petrel\Coroutine\Scheduler::get()->driver;
-            sleep(0.02);
-            $enabled = \array_filter($driver->watchers(), static fn (array $w): bool => $w['enabled'] && $w['type'] === 'readable');
-            self::assertSame([], $enabled, 'the kept watcher disabled itself');
-            self::assertSame('two', $a->read(), 'and the bytes are still there for the next read');
-            $reader = go(static fn () => $a->read());
-            $b->write('three');
-            self::assertSame('three', $reader->join(), 'a later wait enables it again');
-            $a->close();
-            $b->close();
-        });
-    }
-
     public function testReadExactlyAtEofThrows(): void
     {
         $this->async(function (): void {

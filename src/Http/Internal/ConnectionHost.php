@@ -1,0 +1,40 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Http\Internal;
+
+use Petrel\Http\Request;
+use Petrel\Http\Response;
+use Petrel\Http\ServerConfig;
+use Throwable;
+
+/**
+ * What an Http1Connection needs of its server (Server implements it; tests fake it): the
+ * settings, the encoder, the handler and the logs. Read once per connection, except
+ * dispatch() and isStopping().
+ *
+ * @internal
+ */
+interface ConnectionHost
+{
+    public function config(): ServerConfig;
+
+    public function encoder(): ResponseEncoder;
+
+    public function accessLog(): ?AccessLog;
+
+    /** Whether the server is shutting down: connections close after their current response. */
+    public function isStopping(): bool;
+
+    /**
+     * Runs the handler for $request and returns its response (a handler exception is
+     * already turned into a 500 and logged). $client is asked only whether its peer left.
+     *
+     * @throws \Petrel\Coroutine\CancelledException if the connection was aborted meanwhile
+     */
+    public function dispatch(Request $request, ConnectionSocket $client): Response;
+
+    /** Logs a failure tied to $request, as handler exceptions are logged. */
+    public function logError(Throwable $error, Request $request): void;
+}

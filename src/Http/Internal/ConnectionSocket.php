@@ -1,0 +1,35 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Http\Internal;
+
+use Petrel\Socket\Socket;
+
+/**
+ * The socket of one HTTP server connection: a Socket plus the few probes the connection's
+ * hot path uses. Implemented over a real stream by ClientSocket and in memory by
+ * MemorySocket (tests).
+ *
+ * @internal
+ */
+interface ConnectionSocket extends Socket
+{
+    /**
+     * Waits until a read will not block (bytes have arrived, or EOF), without reading: for
+     * right after a response is written, when the client has not even seen it, so a read
+     * would come back empty and cost a syscall to learn it.
+     *
+     * @throws \Petrel\Socket\ClosedException if the socket is closed
+     */
+    public function awaitReadable(): void;
+
+    /** How many times a read had to wait for data (a counter that only grows). */
+    public function readWaits(): int;
+
+    /**
+     * Whether the peer has closed or reset the connection. Never waits, never consumes
+     * bytes; a peer that sent nothing more has not closed.
+     */
+    public function peerClosed(): bool;
+}
