@@ -15,6 +15,12 @@ namespace Petrel\Http;
  *  - body over $maxBodyBytes (by Content-Length or chunks)  → 413
  *  - form field over $maxFormFieldBytes                     → 413
  *  - more than $maxFormFields fields / $maxUploadFiles files → 400
+ *  - more form or query pairs than the max_input_vars ini setting, or a field name nested
+ *    deeper than max_input_nesting_level ("a[b][c]…", 64 by default) → 400, where PHP
+ *    would drop the field and log a warning
+ *
+ * Which status a request gets depends on its bytes alone, never on how they were split
+ * into reads: an error that a shorter prefix of the input already proves wins.
  *
  * Bodies larger than $bodyMemoryBytes are spooled to a php://temp stream instead of being
  * held in a string.

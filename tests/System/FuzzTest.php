@@ -24,7 +24,9 @@ use function Petrel\timeout;
  * form bytes that are not UTF-8; its /boom route is never asked for), never for bad input
  * Petrel detects; `GET /` must keep working meanwhile, the worker must never be replaced,
  * and every connection must be closed by the server within the header timeout + 2 s of
- * the client's last byte.
+ * the client's last byte. Nothing may reach the server's log as a PHP warning, notice or
+ * deprecation (the templates include queries and forms PHP would warn about: a client must
+ * not be able to write a log line per request).
  *
  * Each connection's input comes from the seed and the connection's number alone, so a
  * failure (its message names both) replays with PETREL_FUZZ_SEED=<seed>.
@@ -54,7 +56,7 @@ final class FuzzTest extends AsyncTestCase
         "\r\n", "\r", "\n", "\0", ' ', "\t", ':', ';', ',', '-', "\x7f", "\xff", "\r\n\r\n", 'HTTP/1.1', 'HTTP/2.0',
         "Content-Length: 99999999999999999999\r\n", "Content-Length: 9223372036854775808\r\n", "Content-Length: -1\r\n",
         "Content-Length: 3\r\n", "Transfer-Encoding: chunked\r\n", "Transfer-Encoding: gzip\r\n", "Host: b\r\n",
-        "ffffffffffffffffff\r\n", "0\r\n\r\n", "Expect: 100-continue\r\n", 'X-Pad: p',
+        "ffffffffffffffffff\r\n", "0\r\n\r\n", "Expect: 100-continue\r\n", 'X-Pad: p', '[a]', '%5B', '%', '&',
     ];
 
     public function testTheServerSurvivesRandomAndMutatedInput(): void
@@ -106,6 +108,38 @@ final class FuzzTest extends AsyncTestCase
         self::assertLessThanOrEqual(\count($handlerFailures), $stats['statuses'][500] ?? 0, "{$replay}\nevery 500 is a logged app failure");
         self::assertGreaterThan(100, $stats['connections'], 'the fuzzer got through enough connections');
         self::assertGreaterThan(0, $stats['responses']);
+    }
+
+    /**
+     * TEMPLATES and requests whose query or form PHP would drop with a warning in the log
+     * (nesting deeper than max_input_nesting_level, more pairs than max_input_vars): Petrel
+     * answers them 400 and must log nothing.
+     *
+     * @return list<string>
+     */
+    private static function templates(): array
+    {
+        static $templates = null;
+        if ($templates !== null) {
+            return $templates;
+        }
+        $deep = 'n' . \str_repeat('[a]', 65) . '=1';
+        $form = static fn (string $path, string $type, string $body): string => "POST {$path} HTTP/1.1\r\nHost: a\r\n"
+            . "Content-Type: {$type}\r\nContent-Length: " . \strlen($body) . "\r\n\r\n{$body}";
+        $part = static fn (string $name, string $filename): string => "--B\r\nContent-Disposition: form-data; name=\"{$name}\"{$filename}"
+            . "\r\n\r\nv\r\n--B--\r\n";
+
+        return $templates = [
+            ...self::TEMPLATES,
+            "GET /sleep?ms=0&{$deep} HTTP/1.1\r\nHost: a\r\n\r\n",
+            'GET /sleep?ms=0&n' . \str_repeat('%5B%5D', 70) . "=1 HTTP/1.1\r\nHost: a\r\n\r\n",
+            'GET /sleep?ms=0' . \str_repeat('&v[]=1', 1001) . " HTTP/1.1\r\nHost: a\r\n\r\n",
+            'GET /sleep?ms=0&' . \str_repeat('%', 3000) . "=%zz&%=% HTTP/1.1\r\nHost: a\r\n\r\n",
+            $form('/echo', 'application/x-www-form-urlencoded', "a=1&{$deep}"),
+            $form('/echo', 'application/x-www-form-urlencoded', \str_repeat('&', 1001) . 'a=1'),
+            $form('/upload', 'multipart/form-data; boundary=B', $part(\substr($deep, 0, -2), '')),
+            $form('/upload', 'multipart/form-data; boundary=B', $part(\substr($deep, 0, -2), '; filename="f.txt"')),
+        ];
     }
 
     /** @return list<string> failures of a normal request to GET / */
@@ -177,7 +211,8 @@ final class FuzzTest extends AsyncTestCase
         }
         $input = '';
         for ($n = $random->getInt(1, 3); $n > 0; $n--) {
-            $input .= $choice === 1 ? self::chunked($random) : self::TEMPLATES[$random->getInt(0, \count(self::TEMPLATES) - 1)];
+            $templates = self::templates();
+            $input .= $choice === 1 ? self::chunked($random) : $templates[$random->getInt(0, \count($templates) - 1)];
         }
         if ($choice === 2) {
             // Left open on purpose: a complete valid request (idle timeout) or a cut head (header timeout).

@@ -141,15 +141,19 @@ final class ChunkedDecoder
     }
 
     /**
-     * Position of $needle at or after $offset, or -1 when more bytes are needed.
-     * Remembers how far it searched, so trickling bytes do not cause re-scans.
+     * Position of $needle at or after $offset, or -1 when more bytes are needed. More than
+     * $limit bytes before $needle fail with $status as soon as they are buffered, whether
+     * $needle has arrived or not. Remembers how far it searched, so trickling bytes do not
+     * cause re-scans.
      */
     private function findLineEnd(string $buffer, int $offset, string $needle, int $limit, int $status): int
     {
         $end = \strpos($buffer, $needle, $offset + $this->scanned);
         if ($end === false) {
             $available = \strlen($buffer) - $offset;
-            if ($available > $limit) {
+            // The last bytes may be the start of $needle: not counted, so that a line that
+            // fits fails neither whole nor split (the status must not depend on the split).
+            if ($available - \strlen($needle) + 1 > $limit) {
                 throw new HttpException($status, $status === 431 ? 'Trailer section too large' : 'Chunk size line too long');
             }
             $this->scanned = \max(0, $available - \strlen($needle) + 1);

@@ -12,23 +12,47 @@ use Petrel\Http\UploadedFile;
  * Builds PHP-style nested arrays ("a[b][]=1") from query strings, urlencoded bodies and
  * multipart parts, with the same rules as $_GET/$_POST/$_FILES (parse_str semantics).
  *
+ * Where PHP would drop input and log a warning, a request is rejected with 400 instead and
+ * nothing reaches the log (a client must not be able to write to it once per request):
+ *  - more pairs than maxFormFields or the max_input_vars ini setting (1000);
+ *  - a field name nested deeper than max_input_nesting_level (64): "a[1][2]...[65]=",
+ *    brackets percent-encoded or not, files' names included.
+ * Rejecting rather than bounding (dropping the field as PHP does) keeps a form from being
+ * silently read as something else than was sent. parse_str() runs under an error handler
+ * that turns any warning it gives into that 400, so a limit PHP adds later is covered too.
+ *
  * @internal
  */
 final class FormData
 {
     /**
      * @return array<mixed>
-     * @throws HttpException 400 when there are more than $maxFields pairs
+     * @throws HttpException 400 with more than $maxFields pairs or a name nested too deep
      */
     public static function parseUrlEncoded(string $data, int $maxFields): array
     {
         if ($data === '') {
             return [];
         }
-        if (\substr_count($data, '&') >= self::fieldLimit($maxFields)) {
+        if (self::separatorCount($data) >= self::fieldLimit($maxFields)) {
             throw new HttpException(400, 'Too many form fields');
         }
-        \parse_str($data, $result);
+        $warning = null;
+        \set_error_handler(static function (int $severity, string $message) use (&$warning): bool {
+            $warning ??= $message;
+
+            return true;
+        });
+        try {
+            \parse_str($data, $result);
+        } finally {
+            \restore_error_handler();
+        }
+        if ($warning !== null) {
+            throw new HttpException(400, \str_contains($warning, 'nesting level')
+                ? 'Form field name nested too deep'
+                : 'Form data over PHP input limits');
+        }
 
         return $result;
     }
@@ -70,6 +94,7 @@ final class FormData
      * Places $file in $tree under a field name such as "avatar", "docs[]" or "a[b][c]".
      *
      * @param array<string, UploadedFile|array<mixed>> $tree
+     * @throws HttpException 400 for a name nested deeper than max_input_nesting_level
      */
     public static function insertFile(array &$tree, string $name, UploadedFile $file): void
     {
@@ -80,6 +105,9 @@ final class FormData
             return;
         }
         $keys = \explode('][', \substr($name, $open + 1, -1));
+        if (\count($keys) > self::nestingLimit()) {
+            throw new HttpException(400, 'Form field name nested too deep');
+        }
         $node = &$tree;
         $node = &$node[\substr($name, 0, $open)];
         foreach ($keys as $key) {
@@ -101,5 +129,23 @@ final class FormData
         $ini = (int) \ini_get('max_input_vars');
 
         return $ini > 0 ? \min($maxFields, $ini) : $maxFields;
+    }
+
+    /** How many bytes split pairs: '&', or every byte of the arg_separator.input ini setting. */
+    private static function separatorCount(string $data): int
+    {
+        $separators = (string) \ini_get('arg_separator.input');
+        if ($separators === '&' || $separators === '') {
+            return \substr_count($data, '&');
+        }
+
+        return \strlen($data) - \strlen(\str_replace(\str_split($separators), '', $data));
+    }
+
+    private static function nestingLimit(): int
+    {
+        $ini = (int) \ini_get('max_input_nesting_level');
+
+        return $ini > 0 ? $ini : 64;
     }
 }

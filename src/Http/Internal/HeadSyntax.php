@@ -15,6 +15,9 @@ use Petrel\Http\HttpLimits;
  */
 final class HeadSyntax
 {
+    /** How many bytes at the start of a head prefixError() checks for a method token. */
+    private const METHOD_WINDOW = 32;
+
     /**
      * The body length announced by Content-Length field values: one number, or the same
      * number repeated in several fields or a list (RFC 9112 §6.3 item 5).
@@ -82,35 +85,46 @@ final class HeadSyntax
     }
 
     /**
-     * Checks the start of a head whose end has not arrived yet.
+     * The error the first bytes of a head, $buffer from $offset to $end, already prove, or
+     * null. The parser asks on every partial head, and again after any other error in a
+     * complete head (then $end takes in the first three bytes of the blank line, the longest
+     * prefix it could have seen without the blank line), so the status depends on the bytes
+     * alone, never on how they were split into reads:
+     *  - each check is monotone: a prefix that fails it makes every longer prefix fail it;
+     *  - the checks are tried in the order of the shortest prefix that can fail them.
      *
-     * @throws HttpException 400 for bytes that cannot start a request, 414, 431
+     * In that order: the bytes before the first space (looked at in the first
+     * METHOD_WINDOW bytes) are not a token → 400, bytes that cannot start a request (a TLS
+     * handshake, binary junk) fail fast instead of waiting for a blank line that never comes;
+     * the request line is longer than maxRequestLineBytes → 414 (first failing prefix:
+     * limit + 2 bytes); maxHeaderBytes bytes without the blank line → 431 (first failing
+     * prefix: limit bytes; tried before 414 when that limit is the smaller).
      */
-    public static function checkIncompleteHead(string $buffer, int $offset, HttpLimits $limits): void
+    public static function prefixError(string $buffer, int $offset, int $end, HttpLimits $limits): ?HttpException
     {
-        $available = \strlen($buffer) - $offset;
-        // Fail fast on bytes that cannot start a request (a TLS handshake, binary junk)
-        // instead of waiting for a blank line that may never come.
-        $start = \substr($buffer, $offset, 32);
-        $space = \strpos($start, ' ');
-        if (!FieldLines::isToken($space === false ? $start : \substr($start, 0, $space))) {
-            throw new HttpException(400, 'Malformed request line');
+        $available = $end - $offset;
+        $lineLimit = $limits->maxRequestLineBytes;
+        // The window ends before the first prefix that the length checks can fail.
+        $window = \min(self::METHOD_WINDOW, $available, $lineLimit + 1, $limits->maxHeaderBytes - 1);
+        if ($window > 0) {
+            $start = \substr($buffer, $offset, $window);
+            $space = \strpos($start, ' ');
+            if (!FieldLines::isToken($space === false ? $start : \substr($start, 0, $space))) {
+                return new HttpException(400, 'Malformed request line');
+            }
         }
-        if ($available > $limits->maxRequestLineBytes) {
-            self::checkRequestLineLength($buffer, $offset, $limits->maxRequestLineBytes);
+        $tooLarge = $available >= $limits->maxHeaderBytes;
+        if ($tooLarge && $limits->maxHeaderBytes < $lineLimit + 2) {
+            return new HttpException(431, 'Request header section too large');
         }
-        if ($available >= $limits->maxHeaderBytes) {
-            throw new HttpException(431, 'Request header section too large');
+        if ($available > $lineLimit) {
+            $eol = \strpos($buffer, "\r\n", $offset);
+            // Without a line end yet, the last byte may be the CR of one: not counted.
+            if (($eol === false || $eol >= $end - 1 ? $end - 1 : $eol) - $offset > $lineLimit) {
+                return new HttpException(414, 'Request line too long');
+            }
         }
-    }
 
-    /** @throws HttpException 414 when the line starting at $offset is longer than $limit */
-    public static function checkRequestLineLength(string $buffer, int $offset, int $limit): void
-    {
-        $eol = \strpos($buffer, "\r\n", $offset);
-        // Without a line end yet, the last byte may be the CR of one: not counted.
-        if (($eol === false ? \strlen($buffer) - 1 : $eol) - $offset > $limit) {
-            throw new HttpException(414, 'Request line too long');
-        }
+        return $tooLarge ? new HttpException(431, 'Request header section too large') : null;
     }
 }

@@ -25,6 +25,11 @@ use Petrel\Http\Request;
  * Transfer-Encoding with Content-Length or on HTTP/1.0 → 400, conflicting or non-numeric
  * Content-Length → 400, otherwise no body. HTTP/1.1 requests without exactly one Host
  * field are rejected with 400 (RFC 9112 §3.2 "MUST respond with 400").
+ *
+ * The requests and the error status are a function of the bytes alone, whatever the reads
+ * were: checks that run on a partial head (HeadSyntax::prefixError()) also decide the
+ * status of a complete head that fails, and partial lines are measured without the bytes
+ * that may begin their line end (tests/Unit/Http/RequestParserSplitTest.php).
  */
 final class RequestParser
 {
@@ -165,47 +170,55 @@ final class RequestParser
         $end = \strpos($buffer, "\r\n\r\n", $this->scanFrom > $offset ? $this->scanFrom : $offset);
         if ($end === false) {
             $this->scanFrom = \max($offset, $length - 3);
-            HeadSyntax::checkIncompleteHead($buffer, $offset, $this->limits);
+            $error = HeadSyntax::prefixError($buffer, $offset, $length, $this->limits);
+            if ($error !== null) {
+                throw $error;
+            }
 
             return null;
         }
-        $headLength = $end - $offset;
-        if ($headLength + 4 > $this->limits->maxHeaderBytes) {
-            HeadSyntax::checkRequestLineLength($buffer, $offset, $this->limits->maxRequestLineBytes);
-            throw new HttpException(431, 'Request header section too large');
-        }
-        $head = \substr($buffer, $offset, $headLength);
         $this->offset = $end + 4;
         $this->scanFrom = 0;
-
-        $lines = \explode("\r\n", $head);
-        $count = \count($lines);
-        if (!FieldLines::isBlockSafe($head, $count)) {
-            throw new HttpException(400, 'Invalid character in request head');
+        // Inline, not a method: the try costs nothing until something throws. An error that
+        // a shorter prefix of this head already proves wins, as it would have had the head
+        // arrived in pieces (see HeadSyntax::prefixError()).
+        try {
+            $headLength = $end - $offset;
+            if ($headLength + 4 > $this->limits->maxHeaderBytes) {
+                throw new HttpException(431, 'Request header section too large');
+            }
+            $head = \substr($buffer, $offset, $headLength);
+            $lines = \explode("\r\n", $head);
+            $count = \count($lines);
+            if (!FieldLines::isBlockSafe($head, $count)) {
+                throw new HttpException(400, 'Invalid character in request head');
+            }
+            $requestLine = $lines[0];
+            $parts = \explode(' ', $requestLine);
+            if (\count($parts) !== 3 || \strlen($requestLine) > $this->limits->maxRequestLineBytes) {
+                throw HeadSyntax::requestLineError($requestLine, $this->limits->maxRequestLineBytes);
+            }
+            [$method, $target, $version] = $parts;
+            if ($version === 'HTTP/1.1') {
+                $version = '1.1';
+            } elseif ($version === 'HTTP/1.0') {
+                $version = '1.0';
+            } else {
+                throw HeadSyntax::versionError($version);
+            }
+            if (!isset(self::METHODS[$method]) && !FieldLines::isToken($method)) {
+                throw new HttpException(400, 'Invalid request method');
+            }
+            if ($target === '' || $target[0] !== '/') {
+                HeadSyntax::checkTarget($method, $target);
+            }
+            if ($count - 1 > $this->limits->maxHeaderCount) {
+                throw new HttpException(431, 'Too many header fields');
+            }
+            $headers = FieldLines::parse($lines, 1);
+        } catch (HttpException $e) {
+            throw HeadSyntax::prefixError($buffer, $offset, $end + 3, $this->limits) ?? $e;
         }
-        $requestLine = $lines[0];
-        $parts = \explode(' ', $requestLine);
-        if (\count($parts) !== 3 || \strlen($requestLine) > $this->limits->maxRequestLineBytes) {
-            throw HeadSyntax::requestLineError($requestLine, $this->limits->maxRequestLineBytes);
-        }
-        [$method, $target, $version] = $parts;
-        if ($version === 'HTTP/1.1') {
-            $version = '1.1';
-        } elseif ($version === 'HTTP/1.0') {
-            $version = '1.0';
-        } else {
-            throw HeadSyntax::versionError($version);
-        }
-        if (!isset(self::METHODS[$method]) && !FieldLines::isToken($method)) {
-            throw new HttpException(400, 'Invalid request method');
-        }
-        if ($target === '' || $target[0] !== '/') {
-            HeadSyntax::checkTarget($method, $target);
-        }
-        if ($count - 1 > $this->limits->maxHeaderCount) {
-            throw new HttpException(431, 'Too many header fields');
-        }
-        $headers = FieldLines::parse($lines, 1);
 
         if (isset($headers['host'][1]) || ($version === '1.1' && !isset($headers['host']))) {
             throw new HttpException(400, isset($headers['host']) ? 'Multiple Host headers' : 'Missing Host header');

@@ -207,6 +207,13 @@ final class MultipartTest extends TestCase
             400,
             (new HttpLimits())->withMaxUploadFiles(1),
         ];
+        $deep = 'a' . \str_repeat('[b]', 65);
+        yield 'field name nested 65 deep' => ['multipart/form-data; boundary=x', "--x\r\nContent-Disposition: form-data; name=\"$deep\"\r\n\r\nv\r\n--x--", 400];
+        yield 'file name nested 65 deep' => [
+            'multipart/form-data; boundary=x',
+            "--x\r\nContent-Disposition: form-data; name=\"$deep\"; filename=a\r\n\r\n1\r\n--x--",
+            400,
+        ];
         yield 'field too large' => ['multipart/form-data; boundary=x', "--x\r\n$part--x--", 413, (new HttpLimits())->withMaxFormFieldBytes(4)];
     }
 
@@ -215,12 +222,38 @@ final class MultipartTest extends TestCase
     {
         $head = "POST / HTTP/1.1\r\nHost: a\r\nContent-Type: $contentType\r\nContent-Length: " . \strlen($body) . "\r\n\r\n";
         [$request] = ParserHarness::whole($head . $body, $limits);
+        $warnings = [];
+        \set_error_handler(static function (int $severity, string $message) use (&$warnings): bool {
+            $warnings[] = $message;
+
+            return true;
+        });
         try {
             $request->getParsedBody();
             self::fail('expected an HttpException');
         } catch (HttpException $e) {
             self::assertSame($status, $e->getStatus(), $e->getMessage());
+        } finally {
+            \restore_error_handler();
         }
+        self::assertSame([], $warnings, 'bad input must not reach the log');
+    }
+
+    public function testNamesNestedUpToTheLimitAreAccepted(): void
+    {
+        $path = \str_repeat('[b]', 63);
+        $request = self::request(self::body([["a{$path}[b]", 'v'], ["f{$path}[]", 'file', 'f.txt']]));
+        $field = $request->getParsedBody()['a'];
+        $file = $request->getUploadedFiles()['f'];
+        for ($i = 0; $i < 63; ++$i) {
+            self::assertIsArray($field);
+            self::assertIsArray($file);
+            $field = $field['b'];
+            $file = $file['b'];
+        }
+        self::assertSame(['b' => 'v'], $field);
+        self::assertIsArray($file);
+        self::assertInstanceOf(UploadedFile::class, $file[0]);
     }
 
     public function testPartsSplitAcrossReadBoundaries(): void

@@ -8,6 +8,7 @@ use Petrel\Http\HttpException;
 use Petrel\Http\HttpLimits;
 use Petrel\Http\Request;
 use PHPUnit\Framework\Attributes\CoversClass;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
 #[CoversClass(Request::class)]
@@ -53,6 +54,59 @@ final class RequestTest extends TestCase
         $request = new Request('GET', '/?a=1&b=2&c=3&d=4', '1.1', ['host' => ['a']], '', [], null, $limits);
         $this->expectExceptionObject(new HttpException(400, 'Too many form fields'));
         $request->getQuery();
+    }
+
+    /** @return iterable<string, array{string, string, int}> query or urlencoded body, where, status */
+    public static function formInputPhpWouldWarnAbout(): iterable
+    {
+        $deep = 'a' . \str_repeat('[a]', 65) . '=1';
+        yield 'query nested 65 deep' => [$deep, 'query', 400];
+        yield 'query nested 65 deep, brackets encoded' => ['x=1&a' . \str_repeat('%5Ba%5D', 65) . '=1', 'query', 400];
+        yield 'query nested 65 deep, appends' => ['a' . \str_repeat('[]', 65) . '=1', 'query', 400];
+        yield 'query nested 65 deep, last bracket open' => ['a' . \str_repeat('[a]', 64) . '[a=1', 'query', 400];
+        yield 'query with 1,001 variables' => [\implode('&', \array_map(static fn (int $i): string => "v$i=1", \range(1, 1001))), 'query', 400];
+        yield 'query with 1,001 empty pairs' => [\str_repeat('&', 1001) . 'a=1', 'query', 400];
+        yield 'body nested 65 deep' => [$deep, 'body', 400];
+        yield 'body nested 65 deep, brackets encoded' => ['a' . \str_repeat('%5B%5D', 65) . '=1', 'body', 400];
+        yield 'body with 1,001 variables' => [\str_repeat('a[]=1&', 1000) . 'a[]=1', 'body', 400];
+    }
+
+    /**
+     * PHP drops such input and logs a warning every time (max_input_nesting_level,
+     * max_input_vars): a client could fill the log. Rejected with 400, nothing logged.
+     */
+    #[DataProvider('formInputPhpWouldWarnAbout')]
+    public function testFormInputPhpWouldWarnAboutIsA400AndLogsNothing(string $data, string $where, int $status): void
+    {
+        $request = $where === 'query'
+            ? new Request('GET', "/?$data", '1.1', ['host' => ['a']])
+            : Request::create('POST', '/', ['Content-Type' => 'application/x-www-form-urlencoded'], $data);
+        $warnings = [];
+        \set_error_handler(static function (int $severity, string $message) use (&$warnings): bool {
+            $warnings[] = $message;
+
+            return true;
+        });
+        try {
+            $where === 'query' ? $request->getQuery() : $request->getParsedBody();
+            self::fail('expected an HttpException');
+        } catch (HttpException $e) {
+            self::assertSame($status, $e->getStatus(), $e->getMessage());
+        } finally {
+            \restore_error_handler();
+        }
+        self::assertSame([], $warnings);
+    }
+
+    public function testNestingUpToTheLimitIsParsed(): void
+    {
+        $leaf = ['x' => '1'];
+        for ($i = 0; $i < 63; ++$i) {
+            $leaf = ['a' => $leaf];
+        }
+        self::assertSame(['a' => $leaf], Request::create('GET', '/?a' . \str_repeat('[a]', 63) . '[x]=1')->getQuery());
+        $fields = \implode('&', \array_map(static fn (int $i): string => "v$i=", \range(1, 1000)));
+        self::assertCount(1000, Request::create('POST', '/', ['Content-Type' => 'application/x-www-form-urlencoded'], $fields)->getParsedBody());
     }
 
     public function testCookies(): void
