@@ -4,8 +4,10 @@ declare(strict_types=1);
 
 namespace Petrel\Console;
 
+use Petrel\Console\Internal\ConnectionLimit;
 use Petrel\Console\Internal\Daemon;
 use Petrel\Console\Internal\HttpWorker;
+use Petrel\Coroutine\Scheduler;
 use Petrel\Process\Master;
 use Petrel\Process\MasterConfig;
 use Petrel\Process\PidFile;
@@ -34,7 +36,11 @@ final class Application
           --listen=ADDR         127.0.0.1:8080 [PETREL_LISTEN]
           --workers=N           worker processes, default: CPU count [PETREL_WORKERS]
           --mode=MODE           coroutine (default) or sync [PETREL_MODE]
-          --max-requests=N      recycle a worker after N requests (0 = never)
+          --max-requests=N      replace a worker after N requests, +0-10 % per worker (0 = never)
+          --max-memory=SIZE     replace a worker after a request that took it past SIZE (e.g. 256M)
+          --memory-limit=SIZE   PHP memory_limit of a worker, default max(512M, 2 x --max-memory); -1 = none
+          --max-connections=N   open connections per worker, default: what the loop driver and
+                                the descriptor limit allow (select: 1000)
           --pid-file=PATH       default: <tmp>/petrel-<listen address>.pid
           --daemon              detach; logs go to --log-file (default <pid file>.log)
           --reuse-port          each worker binds with SO_REUSEPORT instead of sharing one socket
@@ -108,6 +114,12 @@ final class Application
         if (($running = $pidFile->read()) !== null) {
             throw new ConsoleException("Petrel is already running with pid {$running} (pid file {$pidFile->path})");
         }
+        // Workers inherit the raised limit (nginx's worker_rlimit_nofile).
+        if (($warning = ConnectionLimit::raiseDescriptorLimit()) !== null) {
+            \fwrite(\STDERR, "petrel: {$warning}\n");
+        }
+        $driver = Scheduler::get()->driver; // the kind of driver each worker will make
+        $options = $options->withMaxConnections(ConnectionLimit::resolve($options->maxConnections, $driver, ConnectionLimit::descriptorLimit()));
         try {
             $listener = SocketServer::listen($options->listen, new ServerOptions(backlog: 1024, reusePort: $options->reusePort));
         } catch (SocketException $error) {
@@ -119,10 +131,12 @@ final class Application
             $resource = null;
         }
         $banner = \sprintf(
-            'Petrel listening on http://%s — %d worker(s), %s mode, pid %%d, pid file %s',
+            'Petrel listening on http://%s — %d worker(s), %s mode, %s, %d connections per worker, pid %%d, pid file %s',
             $options->listen,
             $options->workers,
             $options->mode,
+            ConnectionLimit::describe($driver),
+            $options->maxConnections,
             $options->pidFile,
         );
         $daemon = $options->daemon ? new Daemon($options->logFile ?? \preg_replace('/\.pid$/', '', $options->pidFile) . '.log') : null;

@@ -10,6 +10,9 @@ use Petrel\Process\PidFile;
 /** The `start` command's arguments, validated; flags win over PETREL_* environment variables. */
 final class StartOptions
 {
+    /** --memory-limit's floor when not given: the larger of this and twice --max-memory. */
+    public const DEFAULT_MEMORY_LIMIT = 512 * 1024 * 1024;
+
     public function __construct(
         public readonly string $app,
         public readonly string $listen,
@@ -28,7 +31,19 @@ final class StartOptions
         public readonly float $headerTimeout = 60.0,
         public readonly float $idleTimeout = 75.0,
         public readonly ?string $staticDir = null,
+        /** Bytes of memory after which a worker is replaced (a recycle, like --max-requests); 0: never. */
+        public readonly int $maxMemory = 0,
+        /** A worker's PHP memory_limit in bytes (-1: none): one runaway request gets a 500, not the machine. */
+        public readonly int $memoryLimit = self::DEFAULT_MEMORY_LIMIT,
+        /** Connections per worker; null: as many as the loop driver and descriptor limit allow (Internal\ConnectionLimit). */
+        public readonly ?int $maxConnections = null,
     ) {
+    }
+
+    /** A copy with the per-worker connection cap resolved (see Internal\ConnectionLimit). */
+    public function withMaxConnections(int $maxConnections): self
+    {
+        return new self(...['maxConnections' => $maxConnections] + \get_object_vars($this));
     }
 
     /**
@@ -38,7 +53,7 @@ final class StartOptions
      */
     public static function parse(array $arguments, array $flags, array $env): self
     {
-        $known = ['listen', 'workers', 'mode', 'max-requests', 'pid-file', 'daemon', 'reuse-port', 'debug', 'gzip', 'access-log', 'log-file', 'max-body', 'graceful-timeout', 'header-timeout', 'idle-timeout', 'static'];
+        $known = ['listen', 'workers', 'mode', 'max-requests', 'pid-file', 'daemon', 'reuse-port', 'debug', 'gzip', 'access-log', 'log-file', 'max-body', 'graceful-timeout', 'header-timeout', 'idle-timeout', 'static', 'max-memory', 'memory-limit', 'max-connections'];
         foreach (\array_keys($flags) as $flag) {
             if (!\in_array($flag, $known, true)) {
                 throw new ConsoleException("Unknown option --{$flag} for start (see bin/petrel --help)");
@@ -56,6 +71,11 @@ final class StartOptions
             return $given === null || $given === '' ? $default : $given;
         };
         $app = $arguments[0];
+        $maxMemory = self::bytes('max-memory', $value('max-memory', null, '0'));
+        $memoryLimit = $value('memory-limit', null, '') === '-1' ? -1 : self::bytes('memory-limit', $value('memory-limit', null, (string) \max(self::DEFAULT_MEMORY_LIMIT, 2 * $maxMemory)));
+        if ($maxMemory > 0 && $memoryLimit !== -1 && $memoryLimit <= $maxMemory) {
+            throw new ConsoleException("--memory-limit must be above --max-memory (a worker is replaced at --max-memory; memory_limit kills the request that passes it)");
+        }
         $listen = $value('listen', 'PETREL_LISTEN', '127.0.0.1:8080');
         $workers = self::positiveInt('workers', $value('workers', 'PETREL_WORKERS', (string) self::cpuCount()));
         $mode = $value('mode', 'PETREL_MODE', ServerConfig::MODE_COROUTINE);
@@ -76,11 +96,14 @@ final class StartOptions
             gzip: isset($flags['gzip']),
             accessLog: isset($flags['access-log']) ? $value('access-log', null, 'php://stderr') : null,
             logFile: isset($flags['log-file']) ? $value('log-file', null, '') : null,
-            maxBodyBytes: self::bytes($value('max-body', null, '32M')),
+            maxBodyBytes: self::bytes('max-body', $value('max-body', null, '32M')),
             gracefulTimeout: self::seconds('graceful-timeout', $value('graceful-timeout', null, '30')),
             headerTimeout: self::seconds('header-timeout', $value('header-timeout', null, '60')),
             idleTimeout: self::seconds('idle-timeout', $value('idle-timeout', null, '75')),
             staticDir: isset($flags['static']) ? self::directory('static', $value('static', null, '')) : null,
+            maxMemory: $maxMemory,
+            memoryLimit: $memoryLimit,
+            maxConnections: isset($flags['max-connections']) ? self::positiveInt('max-connections', $value('max-connections', null, '')) : null,
         );
     }
 
@@ -124,10 +147,10 @@ final class StartOptions
         return $path;
     }
 
-    private static function bytes(string $value): int
+    private static function bytes(string $flag, string $value): int
     {
         if (!\preg_match('/^(\d+)([KMG]?)$/i', $value, $m)) {
-            throw new ConsoleException("--max-body must look like 512K, 32M or 1G, got \"{$value}\"");
+            throw new ConsoleException("--{$flag} must look like 512K, 32M or 1G, got \"{$value}\"");
         }
 
         return (int) $m[1] * (1024 ** \stripos('_KMG', $m[2] === '' ? '_' : $m[2]));

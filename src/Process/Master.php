@@ -12,8 +12,16 @@ use Throwable;
 
 /**
  * The master process: forks the workers, restarts those that die (with back-off when they
- * die at boot), reloads them gracefully on SIGUSR1 and stops them gracefully on
- * SIGTERM/SIGINT. It knows nothing of HTTP: a worker is whatever $workerEntry runs.
+ * die at boot), replaces those that ask for it (max-requests, max-memory), reloads them
+ * gracefully on SIGUSR1 and stops them gracefully on SIGTERM/SIGINT. It knows nothing of
+ * HTTP: a worker is whatever $workerEntry runs.
+ *
+ * A planned replacement ("recycle") is not a crash: the worker says "retiring" on its pipe
+ * and goes on serving; the master starts its replacement and sends the old one SIGTERM (a
+ * graceful stop) only once the new one is ready, so capacity never drops. One recycle runs
+ * at a time. If the replacement cannot boot, the old worker keeps serving, the failure is
+ * logged and the next attempt waits (0.1 s doubling up to 10 s). A reload or a stop during
+ * a recycle takes over: the replacement in progress is part of the generation they stop.
  *
  * Each worker has a pipe to the master on which it says "ready", "error" (could not boot)
  * and its status every second; the master writes those into the status file read by
@@ -32,6 +40,12 @@ final class Master
     private array $bootFailures = [];
     /** @var array{old: list<int>, new: list<int>, deadline: float}|null */
     private ?array $reload = null;
+    /** @var array{number: int, old: ?int, new: int, deadline: float}|null the recycle in progress (pids) */
+    private ?array $recycle = null;
+    /** @var array<int, int> worker number => consecutive failed replacements */
+    private array $recycleFailures = [];
+    /** @var array<int, float> worker number => no new replacement attempt before */
+    private array $recycleNotBefore = [];
     private bool $stopRequested = false;
     private bool $reloadRequested = false;
     private bool $stopping = false;
@@ -160,6 +174,7 @@ final class Master
             } else {
                 $this->restartDue();
                 $this->progressReload();
+                $this->progressRecycle();
             }
             $this->pumpPipes(0.25);
             $this->writeStatus();
@@ -244,8 +259,19 @@ final class Master
 
             return;
         }
+        if ($this->recycle !== null && $worker->pid === $this->recycle['new']) {
+            $this->failRecycle($worker->error ?? "it {$reason} before it was ready");
+
+            return;
+        }
+        if ($this->recycle !== null && $worker->pid === $this->recycle['old']) {
+            $this->recycle['old'] = null; // its replacement, already starting, takes over
+            ($this->log)("worker {$worker->number} (pid {$worker->pid}) {$reason} while its replacement pid {$this->recycle['new']} was starting");
+
+            return;
+        }
         $lived = \microtime(true) - $worker->startedAt;
-        if ($worker->state === WorkerHandle::READY && $lived >= 1.0) {
+        if ($worker->state === WorkerHandle::READY && ($lived >= 1.0 || $worker->dyingBecause !== null)) {
             $this->bootFailures[$worker->number] = 0;
             $delay = 0.0;
         } else {
@@ -258,7 +284,7 @@ final class Master
             $worker->number,
             $worker->pid,
             $reason,
-            $worker->error !== null ? " ({$worker->error})" : '',
+            ($why = $worker->error ?? $worker->dyingBecause) !== null ? " ({$why})" : '',
             $delay > 0 ? \sprintf('restarting in %.1f s', $delay) : ($normal ? 'starting a fresh one' : 'restarting'),
         ));
         $this->restarts[$worker->number] = \microtime(true) + $delay;
@@ -279,6 +305,7 @@ final class Master
     {
         $this->stopping = true;
         $this->restarts = [];
+        $this->recycle = null; // the replacement in progress is stopped with the others
         $this->stopDeadline = \microtime(true) + $this->config->gracefulTimeout;
         if ($this->onStopping !== null) {
             ($this->onStopping)();
@@ -294,6 +321,13 @@ final class Master
 
             return;
         }
+        if ($this->recycle !== null) {
+            // The new generation replaces every worker: the one starting for a recycle is
+            // not needed, and keeping it would leave a worker of the old generation running.
+            $this->retire($this->recycle['new']);
+            $this->recycle = null;
+        }
+        $this->recycleNotBefore = [];
         $old = \array_keys($this->workers);
         $this->restarts = [];
         $new = [];
@@ -340,6 +374,65 @@ final class Master
         }
         $this->reload = null;
         ($this->log)("reload failed, keeping the running workers: {$reason}");
+    }
+
+    /**
+     * One recycle at a time: starts the replacement of the first ready worker that asked
+     * for one, and retires the old worker once its replacement is ready.
+     */
+    private function progressRecycle(): void
+    {
+        if ($this->reload !== null) {
+            return; // the reload replaces them all
+        }
+        if ($this->recycle === null) {
+            $now = \microtime(true);
+            foreach ($this->workers as $pid => $worker) {
+                if ($worker->state === WorkerHandle::READY && $worker->retiringBecause !== null && ($this->recycleNotBefore[$worker->number] ?? 0.0) <= $now) {
+                    $this->spawn($worker->number);
+                    $this->recycle = ['number' => $worker->number, 'old' => $pid, 'new' => (int) \array_key_last($this->workers), 'deadline' => $now + $this->config->bootTimeout];
+
+                    return;
+                }
+            }
+
+            return;
+        }
+        $new = $this->workers[$this->recycle['new']] ?? null;
+        if ($new?->error !== null) {
+            $this->failRecycle($new->error);
+        } elseif ($new?->state === WorkerHandle::READY) {
+            $old = $this->recycle['old'] !== null ? ($this->workers[$this->recycle['old']] ?? null) : null;
+            $this->recycle = null;
+            $this->recycleFailures[$new->number] = 0;
+            if ($old !== null) {
+                ($this->log)(\sprintf('worker %d %s: replaced by pid %d (ready in %d ms)', $old->number, $old->retiringBecause, $new->pid, (\microtime(true) - $new->startedAt) * 1000));
+                $this->retire($old->pid);
+            } else {
+                ($this->log)("worker {$new->number} replaced by pid {$new->pid}");
+            }
+        } elseif (\microtime(true) > $this->recycle['deadline']) {
+            $this->failRecycle(\sprintf('it was not ready after %s s', $this->config->bootTimeout));
+        }
+    }
+
+    /** The replacement could not boot: the old worker keeps serving; retry with back-off. */
+    private function failRecycle(string $reason): void
+    {
+        \assert($this->recycle !== null);
+        ['number' => $number, 'old' => $oldPid, 'new' => $newPid] = $this->recycle;
+        $this->recycle = null;
+        $this->retire($newPid);
+        $failures = $this->recycleFailures[$number] = ($this->recycleFailures[$number] ?? 0) + 1;
+        $delay = \min(self::RESTART_DELAY_MAX, 0.1 * 2 ** ($failures - 1));
+        $old = $oldPid !== null ? ($this->workers[$oldPid] ?? null) : null;
+        if ($old !== null) {
+            $this->recycleNotBefore[$number] = \microtime(true) + $delay;
+            ($this->log)(\sprintf('worker %d %s, but its replacement (pid %d) failed: %s; it keeps serving, next attempt in %.1f s', $number, $old->retiringBecause, $newPid, $reason, $delay));
+        } else {
+            $this->restarts[$number] = \microtime(true) + $delay;
+            ($this->log)(\sprintf('replacement of worker %d (pid %d) failed: %s; restarting in %.1f s', $number, $newPid, $reason, $delay));
+        }
     }
 
     private function retire(int $pid): void

@@ -6,7 +6,8 @@ namespace Petrel\Process;
 
 /**
  * What a worker process knows of its master: its number, and a pipe to report that it is
- * ready, that it failed to boot, and its status (requests, connections, memory…).
+ * ready, that it failed to boot, that it wants to be replaced, that it is dying of a fatal
+ * error, and its status (requests, connections, memory…). One JSON object per line.
  */
 final class WorkerContext
 {
@@ -30,6 +31,27 @@ final class WorkerContext
     public function fail(string $message): void
     {
         $this->send(['type' => 'error', 'message' => $message]);
+    }
+
+    /**
+     * Asks the master for a planned replacement (max-requests, max-memory): the worker goes
+     * on serving; the master starts a fresh worker and, once that one is ready, sends this
+     * one SIGTERM (a graceful stop). Not a crash: no back-off. $reason ends up in the log
+     * ("worker 1 {$reason}: replaced by pid N"), e.g. "reached 10000 requests".
+     */
+    public function retiring(string $reason): void
+    {
+        $this->send(['type' => 'retiring', 'reason' => $reason]);
+    }
+
+    /**
+     * Tells the master this ready worker is about to die of a fatal error that says nothing
+     * about its health (e.g. one request exceeded memory_limit): it is restarted at once,
+     * without the back-off meant for workers that cannot boot. Safe in a shutdown function.
+     */
+    public function dying(string $reason): void
+    {
+        $this->send(['type' => 'dying', 'reason' => $reason]);
     }
 
     /**

@@ -63,6 +63,24 @@ final class CliTest extends TestCase
         self::assertStringContainsString('Unknown command "frobnicate"', $output);
     }
 
+    public function testMaxConnectionsAboveWhatTheDescriptorsAllowIsRefused(): void
+    {
+        $output = PetrelProcess::runCli(['start', __DIR__ . '/fixtures/app.php', '--workers=1', '--max-connections=100000000', '--listen=127.0.0.1:' . PetrelProcess::freePort(), '--pid-file=' . \sys_get_temp_dir() . '/petrel-cli-test.pid'], $code);
+        self::assertSame(1, $code);
+        self::assertSame(1, \substr_count($output, "\n"), "one line only: {$output}");
+        self::assertStringStartsWith('petrel: --max-connections=100000000 ', $output);
+        $output = PetrelProcess::runCli(['start', __DIR__ . '/fixtures/app.php', '--memory-limit=64M', '--max-memory=64M'], $code);
+        self::assertSame(1, $code);
+        self::assertStringContainsString('--memory-limit must be above --max-memory', $output);
+    }
+
+    public function testTheStartLineNamesTheLoopDriverAndTheConnectionCap(): void
+    {
+        $server = (new PetrelProcess(__DIR__ . '/fixtures/app.php', ['--workers=1', '--max-connections=300']))->start();
+        self::assertMatchesRegularExpression('/Petrel listening on http:\/\/\S+ — 1 worker\(s\), coroutine mode, driver \w+.*, 300 connections per worker, pid \d+/', $server->log());
+        self::assertSame(0, $server->stop());
+    }
+
     public function testStopReloadStatusWhenNothingRuns(): void
     {
         foreach (['stop', 'reload', 'status'] as $command) {

@@ -19,9 +19,12 @@ use Petrel\Socket\SocketServer;
 use function Petrel\run;
 
 /**
- * The entry of an HTTP worker process: boot the APP (behind the --static files, if given),
- * serve on the listening socket inherited from the master (or bound here with SO_REUSEPORT),
- * report status, stop gracefully on SIGTERM/SIGINT, recycle itself after --max-requests.
+ * The entry of an HTTP worker process: set memory_limit (--memory-limit), boot the APP
+ * (behind the --static files, if given), serve on the listening socket inherited from the
+ * master (or bound here with SO_REUSEPORT), report status, stop gracefully on SIGTERM/SIGINT.
+ * After --max-requests requests or past --max-memory it asks the master for a replacement
+ * (RecycleTrigger) and serves on until the master, its replacement ready, sends SIGTERM. A
+ * request that dies of a fatal error (memory_limit) still gets a 500 (FatalErrorResponder).
  *
  * @internal
  */
@@ -36,6 +39,9 @@ final class HttpWorker
 
     public function __invoke(WorkerContext $context): int
     {
+        $options = $this->options;
+        \ini_set('memory_limit', $options->memoryLimit === -1 ? '-1' : (string) $options->memoryLimit);
+        $recycle = new RecycleTrigger($context, $options->maxRequests, $options->maxMemory);
         try {
             // In a coroutine, so what the APP does at boot (connect, migrate, warm caches)
             // can use coroutine I/O, and connections it leases go back to their pools.
@@ -46,12 +52,14 @@ final class HttpWorker
             $listener = $this->listener !== null
                 ? new SocketServer($this->listener)
                 : SocketServer::listen($this->options->listen, (new ServerOptions(backlog: 1024))->withReusePort());
+            $recycle->check();
         } catch (ConsoleException | \Petrel\Socket\SocketException $error) {
             $context->fail($error->getMessage());
 
             return 78;
         }
-        $options = $this->options;
+        $handler = new FatalErrorResponder($handler, $context, $options->memoryLimit === -1 ? 'none' : RecycleTrigger::size($options->memoryLimit));
+        $handler->register();
         $server = new Server($handler, new ServerConfig(
             mode: $options->mode,
             limits: (new HttpLimits())->withMaxBodyBytes($options->maxBodyBytes),
@@ -60,13 +68,10 @@ final class HttpWorker
             debug: $options->debug,
             gzip: $options->gzip,
             accessLog: $options->accessLog,
+            maxConnections: $options->maxConnections ?? ConnectionLimit::maximum(Scheduler::get()->driver, ConnectionLimit::descriptorLimit()),
         ));
-        if ($options->maxRequests > 0) {
-            $server->onRequest(static function (int $total) use ($server, $options): void {
-                if ($total >= $options->maxRequests) {
-                    $server->stop();
-                }
-            });
+        if ($options->maxRequests > 0 || $options->maxMemory > 0) {
+            $server->onRequest($recycle->afterRequest(...));
         }
         $scheduler = Scheduler::get();
         $driver = $scheduler->driver;
@@ -75,8 +80,9 @@ final class HttpWorker
         }
         \pcntl_signal(\SIGUSR1, \SIG_IGN);
         $context->watchMaster($driver, $server->stop(...));
-        $report = static function () use ($context, $server, $scheduler): void {
+        $report = static function () use ($context, $server, $scheduler, $recycle): void {
             $context->reportStatus($server->stats() + ['coroutines' => $scheduler->stats()['alive']]);
+            $recycle->checkResidentSize();
         };
         $driver->unreference($driver->repeat(1.0, $report));
         $report();

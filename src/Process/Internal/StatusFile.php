@@ -6,7 +6,8 @@ namespace Petrel\Process\Internal;
 
 /**
  * The JSON file `petrel status` reads: the master's pid and uptime and, per worker, its
- * state and the status it last reported. Written atomically (temp file + rename).
+ * state (starting, ready, recycling: ready but waiting for its replacement, retiring:
+ * draining) and the status it last reported. Written atomically (temp file + rename).
  *
  * @internal
  */
@@ -22,7 +23,9 @@ final class StatusFile
         $now = \microtime(true);
         $rows = [];
         foreach ($workers as $pid => $worker) {
-            $rows[] = ['number' => $worker->number, 'pid' => $pid, 'state' => $worker->state] + $worker->status;
+            // A ready worker that asked to be replaced still serves until its replacement is ready.
+            $state = $worker->state === WorkerHandle::READY && $worker->retiringBecause !== null ? 'recycling' : $worker->state;
+            $rows[] = ['number' => $worker->number, 'pid' => $pid, 'state' => $state] + $worker->status;
         }
         \usort($rows, static fn (array $a, array $b): int => [$a['number'], $a['pid']] <=> [$b['number'], $b['pid']]);
         $status = ['master' => \getmypid(), 'uptime' => \round($now - $startedAt, 1), 'updated' => $now, 'workers' => $rows];

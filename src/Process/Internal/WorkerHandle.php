@@ -18,6 +18,10 @@ final class WorkerHandle
     public string $state = self::STARTING;
     public string $buffer = '';
     public ?string $error = null;
+    /** Why the worker asked to be replaced ("reached 10000 requests"), or null. */
+    public ?string $retiringBecause = null;
+    /** Why the worker said it is dying of a fatal error while healthy, or null. */
+    public ?string $dyingBecause = null;
     /** @var array<string, mixed> */
     public array $status = [];
     public readonly float $startedAt;
@@ -31,7 +35,7 @@ final class WorkerHandle
         $this->startedAt = \microtime(true);
     }
 
-    /** Reads what the worker sent on its pipe: "ready", "error" and status lines (JSON). */
+    /** Reads what the worker sent on its pipe: "ready", "error", "retiring", "dying" and status lines (JSON). */
     public function readMessages(): void
     {
         while (($data = @\fread($this->pipe, 65536)) !== false && $data !== '') {
@@ -47,6 +51,8 @@ final class WorkerHandle
             match ($message['type'] ?? null) {
                 'ready' => $this->state === self::STARTING ? $this->state = self::READY : null,
                 'error' => $this->error = \is_string($message['message'] ?? null) ? $message['message'] : 'unknown error',
+                'retiring' => $this->retiringBecause ??= \is_string($message['reason'] ?? null) ? $message['reason'] : 'asked to be replaced',
+                'dying' => $this->dyingBecause = \is_string($message['reason'] ?? null) ? $message['reason'] : 'fatal error',
                 'status' => $this->status = \is_array($message['status'] ?? null) ? $message['status'] : [],
                 default => null,
             };

@@ -1,0 +1,124 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Console\Internal;
+
+use Petrel\Console\ConsoleException;
+use Petrel\Loop\Driver;
+use Petrel\Loop\StreamSelectDriver;
+use Petrel\Loop\TracingDriver;
+
+/**
+ * How many connections one worker may hold open (--max-connections), from what the process
+ * can watch and open:
+ *
+ * - the `stream_select` driver watches descriptors below FD_SETSIZE (1,024) only: at most
+ *   1,000 connections, and never more than the descriptor limit minus a reserve;
+ * - any other driver (epoll) has no such ceiling, but a connection may cost 2 descriptors
+ *   (the socket and the driver's own), so (soft RLIMIT_NOFILE − reserve) / 2.
+ *
+ * The reserve (256) is left for what the APP opens itself: files, database and Redis
+ * connections, the listening socket and the pipe to the master. At start the master first
+ * raises its soft descriptor limit to the hard one (nginx's worker_rlimit_nofile; workers
+ * inherit it), then computes the default or refuses a value above it with one clear line.
+ *
+ * @internal
+ */
+final class ConnectionLimit
+{
+    /** Descriptors kept for the APP's own files and connections. */
+    public const RESERVE = 256;
+    /** stream_select() only takes descriptors below FD_SETSIZE (1,024). */
+    public const SELECT_MAX = 1000;
+
+    /**
+     * Raises the soft RLIMIT_NOFILE to the hard limit. Returns null, or one line saying
+     * why it could not (the start goes on with the current limit).
+     */
+    public static function raiseDescriptorLimit(): ?string
+    {
+        $limits = \posix_getrlimit();
+        if ($limits === false) {
+            return 'cannot read the descriptor limit (getrlimit failed)';
+        }
+        $soft = $limits['soft openfiles'];
+        $hard = $limits['hard openfiles'];
+        if ($soft === $hard) {
+            return null;
+        }
+        $target = $hard === 'unlimited' ? \POSIX_RLIMIT_INFINITY : (int) $hard;
+        if (!@\posix_setrlimit(\POSIX_RLIMIT_NOFILE, $target, $target)) {
+            return \sprintf('could not raise the descriptor limit from %s to %s: %s', $soft, $hard, \posix_strerror(\posix_get_last_error()));
+        }
+
+        return null;
+    }
+
+    /** The soft RLIMIT_NOFILE now in force (PHP_INT_MAX when unlimited). */
+    public static function descriptorLimit(): int
+    {
+        $soft = (\posix_getrlimit() ?: [])['soft openfiles'] ?? 1024;
+
+        return $soft === 'unlimited' ? \PHP_INT_MAX : (int) $soft;
+    }
+
+    /** The most connections a worker may hold with $driver and $descriptors open files. */
+    public static function maximum(Driver $driver, int $descriptors): int
+    {
+        $usable = \max(1, $descriptors - self::RESERVE);
+
+        return self::usesSelect($driver) ? \min(self::SELECT_MAX, $usable) : \max(1, \intdiv($usable, 2));
+    }
+
+    /**
+     * $requested (null: the maximum), or a ConsoleException saying why it is too many.
+     *
+     * @throws ConsoleException
+     */
+    public static function resolve(?int $requested, Driver $driver, int $descriptors): int
+    {
+        $maximum = self::maximum($driver, $descriptors);
+        if ($requested === null || $requested <= $maximum) {
+            return $requested ?? $maximum;
+        }
+        if (self::usesSelect($driver) && $maximum === self::SELECT_MAX) {
+            throw new ConsoleException(\sprintf('--max-connections=%d is more than the select driver can watch (at most %d per worker); use the epoll driver (PETREL_DRIVER=epoll) or more workers', $requested, $maximum));
+        }
+        throw new ConsoleException(\sprintf(
+            '--max-connections=%d needs about %d descriptors per worker, the limit is %d (ulimit -n); raise the limit or use at most %d',
+            $requested,
+            $requested * (self::usesSelect($driver) ? 1 : 2) + self::RESERVE,
+            $descriptors,
+            $maximum,
+        ));
+    }
+
+    /** What the start line says about the loop driver, e.g. "driver StreamSelectDriver". */
+    public static function describe(Driver $driver): string
+    {
+        $inner = self::unwrap($driver);
+        $name = \substr((string) \strrchr('\\' . $inner::class, '\\'), 1);
+
+        return 'driver ' . $name . ($inner !== $driver ? ' (traced)' : '');
+    }
+
+    private static function usesSelect(Driver $driver): bool
+    {
+        return self::unwrap($driver) instanceof StreamSelectDriver;
+    }
+
+    /** The driver under PETREL_DEBUG's TracingDriver (it does not expose it: reflection). */
+    private static function unwrap(Driver $driver): Driver
+    {
+        while ($driver instanceof TracingDriver) {
+            $inner = (new \ReflectionProperty(TracingDriver::class, 'driver'))->getValue($driver);
+            if (!$inner instanceof Driver) {
+                break;
+            }
+            $driver = $inner;
+        }
+
+        return $driver;
+    }
+}

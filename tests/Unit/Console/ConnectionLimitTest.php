@@ -1,0 +1,56 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Tests\Unit\Console;
+
+use Petrel\Console\ConsoleException;
+use Petrel\Console\Internal\ConnectionLimit;
+use Petrel\Console\StartOptions;
+use Petrel\Loop\EpollDriver;
+use Petrel\Loop\StreamSelectDriver;
+use Petrel\Loop\TracingDriver;
+use PHPUnit\Framework\TestCase;
+
+final class ConnectionLimitTest extends TestCase
+{
+    public function testSelectIsCappedByFdSetSizeAndTheDescriptorLimit(): void
+    {
+        $select = new StreamSelectDriver();
+        self::assertSame(1000, ConnectionLimit::maximum($select, 65536));
+        self::assertSame(768, ConnectionLimit::maximum($select, 1024));
+        self::assertSame(1000, ConnectionLimit::maximum(new TracingDriver($select), 65536), 'seen through the PETREL_DEBUG wrapper');
+        self::assertSame(1000, ConnectionLimit::resolve(null, $select, 65536));
+        self::assertSame(300, ConnectionLimit::resolve(300, $select, 65536));
+    }
+
+    public function testOtherDriversGetHalfTheDescriptorsLeftAfterTheReserve(): void
+    {
+        if (EpollDriver::unavailableReason() !== null) {
+            self::markTestSkipped('epoll unavailable: ' . EpollDriver::unavailableReason());
+        }
+        self::assertSame((65536 - 256) / 2, ConnectionLimit::maximum(new EpollDriver(), 65536));
+        $this->expectException(ConsoleException::class);
+        $this->expectExceptionMessage('--max-connections=40000 needs about 80256 descriptors per worker, the limit is 65536 (ulimit -n); raise the limit or use at most 32640');
+        ConnectionLimit::resolve(40000, new EpollDriver(), 65536);
+    }
+
+    public function testTooManyForSelectNamesTheWayOut(): void
+    {
+        $this->expectExceptionMessage('--max-connections=5000 is more than the select driver can watch (at most 1000 per worker); use the epoll driver');
+        ConnectionLimit::resolve(5000, new StreamSelectDriver(), 65536);
+    }
+
+    public function testMemoryOptionDefaults(): void
+    {
+        $options = StartOptions::parse(['app.php'], [], []);
+        self::assertSame(0, $options->maxMemory);
+        self::assertSame(512 << 20, $options->memoryLimit);
+        self::assertNull($options->maxConnections);
+        $options = StartOptions::parse(['app.php'], ['max-memory' => '1G', 'max-connections' => '200'], []);
+        self::assertSame(1 << 30, $options->maxMemory);
+        self::assertSame(2 << 30, $options->memoryLimit, 'twice --max-memory when that is above 512M');
+        self::assertSame(200, $options->withMaxConnections(200)->maxConnections);
+        self::assertSame(-1, StartOptions::parse(['app.php'], ['memory-limit' => '-1'], [])->memoryLimit);
+    }
+}
