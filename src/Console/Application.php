@@ -7,7 +7,7 @@ namespace Petrel\Console;
 use Petrel\Console\Internal\ConnectionLimit;
 use Petrel\Console\Internal\Daemon;
 use Petrel\Console\Internal\HttpWorker;
-use Petrel\Coroutine\Scheduler;
+use Petrel\Loop\DriverFactory;
 use Petrel\Process\Master;
 use Petrel\Process\MasterConfig;
 use Petrel\Process\PidFile;
@@ -118,7 +118,7 @@ final class Application
         if (($warning = ConnectionLimit::raiseDescriptorLimit()) !== null) {
             \fwrite(\STDERR, "petrel: {$warning}\n");
         }
-        $driver = Scheduler::get()->driver; // the kind of driver each worker will make
+        $driver = DriverFactory::choose(); // the driver each worker will make (none made here)
         $options = $options->withMaxConnections(ConnectionLimit::resolve($options->maxConnections, $driver, ConnectionLimit::descriptorLimit()));
         try {
             $listener = SocketServer::listen($options->listen, new ServerOptions(backlog: 1024, reusePort: $options->reusePort));

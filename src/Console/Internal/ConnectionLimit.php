@@ -5,9 +5,7 @@ declare(strict_types=1);
 namespace Petrel\Console\Internal;
 
 use Petrel\Console\ConsoleException;
-use Petrel\Loop\Driver;
-use Petrel\Loop\StreamSelectDriver;
-use Petrel\Loop\TracingDriver;
+use Petrel\Loop\DriverChoice;
 
 /**
  * How many connections one worker may hold open (--max-connections), from what the process
@@ -63,8 +61,12 @@ final class ConnectionLimit
         return $soft === 'unlimited' ? \PHP_INT_MAX : (int) $soft;
     }
 
-    /** The most connections a worker may hold with $driver and $descriptors open files. */
-    public static function maximum(Driver $driver, int $descriptors): int
+    /**
+     * The most connections a worker may hold with the loop driver $driver (chosen by
+     * Loop\DriverFactory: the master asks which one the workers will make, without making
+     * one) and $descriptors open files.
+     */
+    public static function maximum(DriverChoice $driver, int $descriptors): int
     {
         $usable = \max(1, $descriptors - self::RESERVE);
 
@@ -76,7 +78,7 @@ final class ConnectionLimit
      *
      * @throws ConsoleException
      */
-    public static function resolve(?int $requested, Driver $driver, int $descriptors): int
+    public static function resolve(?int $requested, DriverChoice $driver, int $descriptors): int
     {
         $maximum = self::maximum($driver, $descriptors);
         if ($requested === null || $requested <= $maximum) {
@@ -94,31 +96,14 @@ final class ConnectionLimit
         ));
     }
 
-    /** What the start line says about the loop driver, e.g. "driver StreamSelectDriver". */
-    public static function describe(Driver $driver): string
+    /** What the start line says about the loop driver: "driver epoll", or "driver select (epoll unavailable: …)". */
+    public static function describe(DriverChoice $driver): string
     {
-        $inner = self::unwrap($driver);
-        $name = \substr((string) \strrchr('\\' . $inner::class, '\\'), 1);
-
-        return 'driver ' . $name . ($inner !== $driver ? ' (traced)' : '');
+        return 'driver ' . $driver->name . ($driver->fallbackReason !== null ? " ({$driver->fallbackReason})" : '');
     }
 
-    private static function usesSelect(Driver $driver): bool
+    private static function usesSelect(DriverChoice $driver): bool
     {
-        return self::unwrap($driver) instanceof StreamSelectDriver;
-    }
-
-    /** The driver under PETREL_DEBUG's TracingDriver (it does not expose it: reflection). */
-    private static function unwrap(Driver $driver): Driver
-    {
-        while ($driver instanceof TracingDriver) {
-            $inner = (new \ReflectionProperty(TracingDriver::class, 'driver'))->getValue($driver);
-            if (!$inner instanceof Driver) {
-                break;
-            }
-            $driver = $inner;
-        }
-
-        return $driver;
+        return $driver->name === 'select';
     }
 }

@@ -9,6 +9,7 @@ use Petrel\Console\ConsoleException;
 use Petrel\Console\StartOptions;
 use Petrel\Coroutine\Scheduler;
 use Petrel\Http\HttpLimits;
+use Petrel\Loop\DriverFactory;
 use Petrel\Http\Server;
 use Petrel\Http\ServerConfig;
 use Petrel\Http\StaticFiles;
@@ -68,7 +69,7 @@ final class HttpWorker
             debug: $options->debug,
             gzip: $options->gzip,
             accessLog: $options->accessLog,
-            maxConnections: $options->maxConnections ?? ConnectionLimit::maximum(Scheduler::get()->driver, ConnectionLimit::descriptorLimit()),
+            maxConnections: $options->maxConnections ?? ConnectionLimit::maximum(DriverFactory::choose(), ConnectionLimit::descriptorLimit()),
         ));
         if ($options->maxRequests > 0 || $options->maxMemory > 0) {
             $server->onRequest($recycle->afterRequest(...));

@@ -7,38 +7,41 @@ namespace Petrel\Tests\Unit\Console;
 use Petrel\Console\ConsoleException;
 use Petrel\Console\Internal\ConnectionLimit;
 use Petrel\Console\StartOptions;
-use Petrel\Loop\EpollDriver;
-use Petrel\Loop\StreamSelectDriver;
-use Petrel\Loop\TracingDriver;
+use Petrel\Loop\DriverChoice;
 use PHPUnit\Framework\TestCase;
 
 final class ConnectionLimitTest extends TestCase
 {
     public function testSelectIsCappedByFdSetSizeAndTheDescriptorLimit(): void
     {
-        $select = new StreamSelectDriver();
+        $select = new DriverChoice('select');
         self::assertSame(1000, ConnectionLimit::maximum($select, 65536));
         self::assertSame(768, ConnectionLimit::maximum($select, 1024));
-        self::assertSame(1000, ConnectionLimit::maximum(new TracingDriver($select), 65536), 'seen through the PETREL_DEBUG wrapper');
         self::assertSame(1000, ConnectionLimit::resolve(null, $select, 65536));
         self::assertSame(300, ConnectionLimit::resolve(300, $select, 65536));
     }
 
     public function testOtherDriversGetHalfTheDescriptorsLeftAfterTheReserve(): void
     {
-        if (EpollDriver::unavailableReason() !== null) {
-            self::markTestSkipped('epoll unavailable: ' . EpollDriver::unavailableReason());
-        }
-        self::assertSame((65536 - 256) / 2, ConnectionLimit::maximum(new EpollDriver(), 65536));
+        self::assertSame((65536 - 256) / 2, ConnectionLimit::maximum(new DriverChoice('epoll'), 65536));
         $this->expectException(ConsoleException::class);
         $this->expectExceptionMessage('--max-connections=40000 needs about 80256 descriptors per worker, the limit is 65536 (ulimit -n); raise the limit or use at most 32640');
-        ConnectionLimit::resolve(40000, new EpollDriver(), 65536);
+        ConnectionLimit::resolve(40000, new DriverChoice('epoll'), 65536);
     }
 
     public function testTooManyForSelectNamesTheWayOut(): void
     {
         $this->expectExceptionMessage('--max-connections=5000 is more than the select driver can watch (at most 1000 per worker); use the epoll driver');
-        ConnectionLimit::resolve(5000, new StreamSelectDriver(), 65536);
+        ConnectionLimit::resolve(5000, new DriverChoice('select'), 65536);
+    }
+
+    public function testTheStartLineSaysWhichDriverAndWhyItFellBack(): void
+    {
+        self::assertSame('driver epoll', ConnectionLimit::describe(new DriverChoice('epoll')));
+        self::assertSame(
+            'driver select (epoll unavailable (FFI is disabled); using stream_select, at most ~1,000 connections per worker)',
+            ConnectionLimit::describe(new DriverChoice('select', 'epoll unavailable (FFI is disabled); using stream_select, at most ~1,000 connections per worker')),
+        );
     }
 
     public function testMemoryOptionDefaults(): void
