@@ -17,7 +17,10 @@ use Socket;
  * The caller owns it and must close() it. See docs/event-loop.md for why and the cost.
  *
  * The receiving end's own number is found once, by matching its inode (fstat) against
- * /proc/self/fd.
+ * /proc/self/fd. That scan is also the fallback for a stream PHP will not cast to its fd:
+ * a TLS stream once its handshake is done (OpenSSL refuses, so that reads cannot bypass
+ * it); it costs O(open descriptors), for the few TLS client connections that are first
+ * watched after their handshake.
  *
  * @internal
  */
@@ -27,6 +30,7 @@ final class DescriptorChannel
     private const SCM_RIGHTS = 1;
     private const FLAGS = 0x40000000 | 0x40; // MSG_CMSG_CLOEXEC | MSG_DONTWAIT
     private const CONTROL_BYTES = 64;
+    private const F_DUPFD_CLOEXEC = 1030;
 
     private readonly Socket $sender;
     /** @var resource the receiving end, kept open */
@@ -79,8 +83,7 @@ final class DescriptorChannel
             'control' => [['level' => self::SOL_SOCKET, 'type' => self::SCM_RIGHTS, 'data' => [$stream]]],
         ], 0);
         if ($sent === false) {
-            throw new LoopError('The epoll driver can only watch streams that have a file descriptor (sockets, pipes), got a '
-                . \stream_get_meta_data($stream)['stream_type'] . ' stream: ' . (\error_get_last()['message'] ?? ''));
+            return $this->duplicateFound($stream, \error_get_last()['message'] ?? '');
         }
         /** @phpstan-ignore-next-line CData fields */
         $this->message->msg_controllen = self::CONTROL_BYTES;
@@ -95,6 +98,28 @@ final class DescriptorChannel
         return (int) $control[4];
     }
 
+    /**
+     * The fallback: find $stream's descriptor by its inode in /proc/self/fd and duplicate it.
+     *
+     * @param resource $stream
+     */
+    private function duplicateFound(mixed $stream, string $whyNotSent): int
+    {
+        try {
+            $original = self::findDescriptor($stream);
+        } catch (LoopError) {
+            throw new LoopError('The epoll driver can only watch streams that have a file descriptor (sockets, pipes), got a '
+                . \stream_get_meta_data($stream)['stream_type'] . " stream: {$whyNotSent}");
+        }
+        /** @phpstan-ignore-next-line FFI call */
+        $fd = (int) $this->ffi->fcntl($original, self::F_DUPFD_CLOEXEC, 0);
+        if ($fd < 0) {
+            throw new LoopError('fcntl(F_DUPFD_CLOEXEC) failed, errno ' . Libc::errno($this->ffi));
+        }
+
+        return $fd;
+    }
+
     public function close(int $fd): void
     {
         /** @phpstan-ignore-next-line FFI call */
@@ -105,12 +130,15 @@ final class DescriptorChannel
     private static function findDescriptor(mixed $stream): int
     {
         $stat = \fstat($stream);
-        $target = 'socket:[' . ($stat === false ? '?' : $stat['ino']) . ']';
+        if ($stat === false || $stat['ino'] === 0) {
+            throw new LoopError('fstat() of the stream failed: its descriptor cannot be found');
+        }
+        $target = 'socket:[' . $stat['ino'] . ']';
         foreach (\scandir('/proc/self/fd') ?: [] as $entry) {
             if (\ctype_digit($entry) && @\readlink("/proc/self/fd/{$entry}") === $target) {
                 return (int) $entry;
             }
         }
-        throw new LoopError("Could not find the descriptor of the fd channel ({$target}) in /proc/self/fd");
+        throw new LoopError("Could not find {$target} in /proc/self/fd");
     }
 }

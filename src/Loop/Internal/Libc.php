@@ -27,6 +27,7 @@ final class Libc
         int epoll_wait(int epfd, uint32_t *events, int maxevents, int timeout);
         ssize_t recvmsg(int fd, struct msghdr *msg, int flags);
         int close(int fd);
+        int fcntl(int fd, int cmd, int arg);
         int *__errno_location(void);
         C;
 
