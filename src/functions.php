@@ -147,3 +147,17 @@ function after(float $seconds, Closure $callback): Timer
 {
     return Timer::start($seconds, $callback, false, Timer::callSite(\debug_backtrace(\DEBUG_BACKTRACE_IGNORE_ARGS, 1)));
 }
+
+/**
+ * Runs $task (an invokable class name or a function name) with $args in a task worker and
+ * returns its result; the calling coroutine waits, the worker serves on. Needs
+ * `--task-workers=N` (or Task\Tasks::inline() outside a server). See Task\Tasks.
+ *
+ * @param array<array-key, mixed> $args serializable; string keys are named arguments
+ * @throws Task\TaskException
+ * @throws Task\TaskError
+ */
+function task(string $task, array $args = [], ?float $timeout = null): mixed
+{
+    return Task\Tasks::run($task, $args, $timeout);
+}

@@ -7,6 +7,7 @@ namespace Petrel\Console;
 use Petrel\Console\Internal\ConnectionLimit;
 use Petrel\Console\Internal\Daemon;
 use Petrel\Console\Internal\HttpWorker;
+use Petrel\Console\Internal\TaskWorker;
 use Petrel\Loop\DriverFactory;
 use Petrel\Process\Master;
 use Petrel\Process\MasterConfig;
@@ -52,6 +53,9 @@ final class Application
           --static=DIR          serve files under DIR for GET/HEAD; other paths reach APP
           --gzip                compress text responses when the client accepts it
           --debug               exception details in 500 responses
+          --task-workers=N      processes for blocking or CPU-heavy tasks (Petrel\Task\Tasks), default 0
+          --task-queue=N        tasks one worker may have queued or running; more are refused, default 64
+          --task-timeout=S      default seconds a task may take, queueing included, default 60
         TXT;
 
     /** @param array<string, string> $env */
@@ -131,9 +135,10 @@ final class Application
             $resource = null;
         }
         $banner = \sprintf(
-            'Petrel listening on http://%s — %d worker(s), %s mode, %s, %d connections per worker, pid %%d, pid file %s',
+            'Petrel listening on http://%s — %d worker(s)%s, %s mode, %s, %d connections per worker, pid %%d, pid file %s',
             $options->listen,
             $options->workers,
+            $options->taskWorkers > 0 ? " + {$options->taskWorkers} task worker(s)" : '',
             $options->mode,
             ConnectionLimit::describe($driver),
             $options->maxConnections,
@@ -141,15 +146,24 @@ final class Application
         );
         $daemon = $options->daemon ? new Daemon($options->logFile ?? \preg_replace('/\.pid$/', '', $options->pidFile) . '.log') : null;
         $daemon?->detach();
+        try {
+            // After detach: the process that binds a Unix socket removes its file on exit.
+            $taskListener = $options->taskWorkers > 0 ? self::listenForTasks($options) : null;
+        } catch (ConsoleException $error) {
+            $daemon?->failed($error->getMessage());
+            throw $error;
+        }
         $master = new Master(
-            (new HttpWorker($options, $resource))(...),
+            (new HttpWorker($options, $resource, $taskListener?->getResource()))(...),
             new MasterConfig(
                 workers: $options->workers,
                 pidFile: $options->pidFile,
                 gracefulTimeout: $options->gracefulTimeout,
                 statusFile: StatusCommand::statusFileFor($options->pidFile),
+                taskWorkers: $options->taskWorkers,
             ),
             onStopping: $listener->close(...),
+            taskWorkerEntry: $taskListener !== null ? (new TaskWorker($options, $taskListener->getResource(), $resource))(...) : null,
         );
         try {
             return $master->run(static function () use ($banner, $daemon): void {
@@ -159,7 +173,32 @@ final class Application
         } catch (ProcessException $error) {
             $daemon?->failed($error->getMessage());
             throw new ConsoleException("could not start: {$error->getMessage()}", 0, $error);
+        } finally {
+            $taskListener?->close(); // the master bound it: this removes the socket file
         }
+    }
+
+    /**
+     * Binds the task workers' Unix socket beside the pid file, reachable by this user only
+     * (a task names code to run). Its backlog holds what all workers may have queued.
+     */
+    private static function listenForTasks(StartOptions $options): SocketServer
+    {
+        $path = $options->taskSocket();
+        if (\strlen($path) > 107) {
+            throw new ConsoleException("the task socket path {$path} is longer than a Unix socket allows (107 bytes): use a shorter --pid-file");
+        }
+        $umask = \umask(0077);
+        try {
+            $server = SocketServer::listen("unix://{$path}", new ServerOptions(backlog: \min(65535, \max(128, $options->workers * $options->taskQueue))));
+        } catch (SocketException $error) {
+            throw new ConsoleException("cannot listen for task workers on {$path}: {$error->getMessage()}");
+        } finally {
+            \umask($umask);
+        }
+        @\chmod($path, 0600);
+
+        return $server;
     }
 
     private function stop(PidFile $pidFile): int

@@ -37,7 +37,19 @@ final class StartOptions
         public readonly int $memoryLimit = self::DEFAULT_MEMORY_LIMIT,
         /** Connections per worker; null: as many as the loop driver and descriptor limit allow (Internal\ConnectionLimit). */
         public readonly ?int $maxConnections = null,
+        /** Task worker processes (Petrel\Task\Tasks); 0: none. */
+        public readonly int $taskWorkers = 0,
+        /** Tasks one HTTP worker may have waiting or running at once; one more is refused. */
+        public readonly int $taskQueue = 64,
+        /** Seconds a task may take, queueing included, unless the call says otherwise. */
+        public readonly float $taskTimeout = 60.0,
     ) {
+    }
+
+    /** The Unix socket the task workers accept on: beside the pid file. */
+    public function taskSocket(): string
+    {
+        return \preg_replace('/\.pid$/', '', $this->pidFile) . '.tasks.sock';
     }
 
     /** A copy with the per-worker connection cap resolved (see Internal\ConnectionLimit). */
@@ -53,7 +65,7 @@ final class StartOptions
      */
     public static function parse(array $arguments, array $flags, array $env): self
     {
-        $known = ['listen', 'workers', 'mode', 'max-requests', 'pid-file', 'daemon', 'reuse-port', 'debug', 'gzip', 'access-log', 'log-file', 'max-body', 'graceful-timeout', 'header-timeout', 'idle-timeout', 'static', 'max-memory', 'memory-limit', 'max-connections'];
+        $known = ['listen', 'workers', 'mode', 'max-requests', 'pid-file', 'daemon', 'reuse-port', 'debug', 'gzip', 'access-log', 'log-file', 'max-body', 'graceful-timeout', 'header-timeout', 'idle-timeout', 'static', 'max-memory', 'memory-limit', 'max-connections', 'task-workers', 'task-queue', 'task-timeout'];
         foreach (\array_keys($flags) as $flag) {
             if (!\in_array($flag, $known, true)) {
                 throw new ConsoleException("Unknown option --{$flag} for start (see bin/petrel --help)");
@@ -104,6 +116,9 @@ final class StartOptions
             maxMemory: $maxMemory,
             memoryLimit: $memoryLimit,
             maxConnections: isset($flags['max-connections']) ? self::positiveInt('max-connections', $value('max-connections', null, '')) : null,
+            taskWorkers: self::positiveInt('task-workers', $value('task-workers', null, '0'), allowZero: true),
+            taskQueue: self::positiveInt('task-queue', $value('task-queue', null, '64')),
+            taskTimeout: self::seconds('task-timeout', $value('task-timeout', null, '60')),
         );
     }
 

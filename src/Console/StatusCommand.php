@@ -6,7 +6,11 @@ namespace Petrel\Console;
 
 use Petrel\Process\PidFile;
 
-/** `petrel status`: reads the status the master refreshes every second and prints a table. */
+/**
+ * `petrel status`: reads the status the master refreshes every second and prints a table:
+ * the workers, then the task workers ("task 1"; REQUESTS counts tasks; a ready task worker's
+ * state is idle or busy, followed by the task it runs).
+ */
 final class StatusCommand
 {
     public static function statusFileFor(string $pidFile): string
@@ -27,22 +31,34 @@ final class StatusCommand
             throw new ConsoleException("master pid {$pid} is running but wrote no status yet ({$file})");
         }
         $age = \microtime(true) - (float) ($status['updated'] ?? 0);
-        \printf("Petrel master pid %d, up %s, %d worker(s)%s\n", $pid, self::duration((float) ($status['uptime'] ?? 0)), \count($status['workers']), $age > 5 ? \sprintf(' (status is %.0f s old)', $age) : '');
+        $tasks = \count(\array_filter($status['workers'], static fn (mixed $w): bool => \is_array($w) && ($w['kind'] ?? 'http') === 'task'));
+        \printf(
+            "Petrel master pid %d, up %s, %d worker(s)%s%s\n",
+            $pid,
+            self::duration((float) ($status['uptime'] ?? 0)),
+            \count($status['workers']) - $tasks,
+            $tasks > 0 ? ", {$tasks} task worker(s)" : '',
+            $age > 5 ? \sprintf(' (status is %.0f s old)', $age) : '',
+        );
         \printf("%-7s %-8s %-9s %10s %6s %11s %9s %9s\n", 'WORKER', 'PID', 'STATE', 'REQUESTS', 'CONNS', 'COROUTINES', 'MEMORY', 'UPTIME');
         foreach ($status['workers'] as $worker) {
             if (!\is_array($worker)) {
                 continue;
             }
+            $task = ($worker['kind'] ?? 'http') === 'task';
+            $state = $worker['state'] ?? '?';
             \printf(
-                "%-7s %-8s %-9s %10s %6s %11s %9s %9s\n",
-                $worker['number'] ?? '?',
+                "%-7s %-8s %-9s %10s %6s %11s %9s %9s%s\n",
+                ($task ? 'task ' : '') . ($worker['number'] ?? '?'),
                 $worker['pid'] ?? '?',
-                $worker['state'] ?? '?',
+                // A ready task worker shows what it does: idle or busy (running a task).
+                $task && $state === 'ready' ? ($worker['activity'] ?? $state) : $state,
                 $worker['requests'] ?? '-',
                 $worker['connections'] ?? '-',
                 $worker['coroutines'] ?? '-',
                 isset($worker['memory']) ? \sprintf('%.1f MB', (int) $worker['memory'] / 1048576) : '-',
                 isset($worker['uptime']) ? self::duration((float) $worker['uptime']) : '-',
+                $task && isset($worker['task']) && \is_string($worker['task']) ? "  {$worker['task']}" : '',
             );
         }
 

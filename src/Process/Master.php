@@ -16,6 +16,11 @@ use Throwable;
  * gracefully on SIGUSR1 and stops them gracefully on SIGTERM/SIGINT. It knows nothing of
  * HTTP: a worker is whatever $workerEntry runs.
  *
+ * Task workers (MasterConfig::$taskWorkers) run $taskWorkerEntry and are supervised the same
+ * way (restarted, recycled, reloaded, in the status file with kind "task"), except on stop:
+ * they get SIGTERM only once every worker has exited, so requests still draining can use
+ * them to the end.
+ *
  * A planned replacement ("recycle") is not a crash: the worker says "retiring" on its pipe
  * and goes on serving; the master starts its replacement and sends the old one SIGTERM (a
  * graceful stop) only once the new one is ready, so capacity never drops. One recycle runs
@@ -51,6 +56,7 @@ final class Master
     private bool $stopping = false;
     private float $stopDeadline = \INF;
     private bool $killed = false;
+    private bool $taskWorkersStopping = false;
     private float $statusWrittenAt = 0.0;
     private float $startedAt;
     private Closure $log;
@@ -60,13 +66,20 @@ final class Master
      * @param Closure(WorkerContext): int $workerEntry runs in each worker; returns its exit code
      * @param Closure(): void|null $onStopping runs in the master when a stop begins (e.g. to
      *        close its copy of the listening socket, so the kernel stops queueing connections)
+     * @param Closure(WorkerContext): int|null $taskWorkerEntry runs in each task worker
+     *        (required when MasterConfig::$taskWorkers > 0); its context's number counts task
+     *        workers from 1
      */
     public function __construct(
         private readonly Closure $workerEntry,
         private readonly MasterConfig $config,
         ?Closure $log = null,
         private readonly ?Closure $onStopping = null,
+        private readonly ?Closure $taskWorkerEntry = null,
     ) {
+        if ($config->taskWorkers > 0 && $taskWorkerEntry === null) {
+            throw new \InvalidArgumentException('taskWorkers > 0 needs a $taskWorkerEntry');
+        }
         $this->log = $log ?? static function (string $message): void {
             \fwrite(\STDERR, '[' . \date('Y-m-d H:i:s') . "] petrel: {$message}\n");
         };
@@ -92,7 +105,7 @@ final class Master
         \pcntl_signal(\SIGCHLD, static fn () => null); // only to interrupt select()
         @\cli_set_process_title("{$this->config->title}: master");
         try {
-            for ($number = 1; $number <= $this->config->workers; $number++) {
+            for ($number = 1; $number <= $this->slots(); $number++) {
                 $this->spawn($number);
             }
             $this->awaitBoot();
@@ -118,7 +131,7 @@ final class Master
         while (true) {
             $failure = null;
             foreach ($this->reap() as [$worker, $reason]) {
-                $failure ??= $worker->error ?? "worker {$worker->number} {$reason} before it was ready";
+                $failure ??= $worker->error ?? "{$worker->label()} {$reason} before it was ready";
             }
             foreach ($this->workers as $worker) {
                 $failure ??= $worker->error;
@@ -138,7 +151,7 @@ final class Master
                 throw new ProcessException($failure);
             }
             $ready = \array_filter($this->workers, static fn (WorkerHandle $w): bool => $w->state === WorkerHandle::READY);
-            if (\count($ready) === $this->config->workers) {
+            if (\count($ready) === $this->slots()) {
                 return;
             }
             $this->pumpPipes(0.1);
@@ -161,6 +174,7 @@ final class Master
                 $this->onExit($worker, $reason);
             }
             if ($this->stopping) {
+                $this->stopTaskWorkersLast();
                 if ($this->workers === []) {
                     ($this->log)('stopped');
 
@@ -181,6 +195,17 @@ final class Master
         }
     }
 
+    /** Worker numbers 1..slots(): the workers, then the task workers. */
+    private function slots(): int
+    {
+        return $this->config->workers + $this->config->taskWorkers;
+    }
+
+    private function labelOf(int $number): string
+    {
+        return $number > $this->config->workers ? 'task worker ' . ($number - $this->config->workers) : "worker {$number}";
+    }
+
     private function spawn(int $number): void
     {
         $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
@@ -197,7 +222,8 @@ final class Master
         }
         \fclose($pair[1]);
         \stream_set_blocking($pair[0], false);
-        $this->workers[$pid] = new WorkerHandle($pid, $number, $pair[0]);
+        $task = $number > $this->config->workers;
+        $this->workers[$pid] = new WorkerHandle($pid, $number, $pair[0], $task ? WorkerHandle::TASK : WorkerHandle::HTTP, $task ? $number - $this->config->workers : $number);
     }
 
     /** In the child, right after fork: forget the master's state, then run the entry. */
@@ -212,13 +238,18 @@ final class Master
         $this->workers = [];
         \mt_srand(\random_int(0, \PHP_INT_MAX));
         Scheduler::reset();
-        @\cli_set_process_title("{$this->config->title}: worker {$number}");
-        $context = new WorkerContext($number, $pipe);
+        $task = $number > $this->config->workers;
+        $label = $this->labelOf($number);
+        @\cli_set_process_title("{$this->config->title}: {$label}");
+        $context = new WorkerContext($task ? $number - $this->config->workers : $number, $pipe);
         try {
-            return ($this->workerEntry)($context);
+            $entry = $task ? $this->taskWorkerEntry : $this->workerEntry;
+            \assert($entry !== null);
+
+            return $entry($context);
         } catch (Throwable $error) {
             $context->fail($error->getMessage());
-            \fwrite(\STDERR, "petrel: worker {$number} failed: {$error}\n");
+            \fwrite(\STDERR, "petrel: {$label} failed: {$error}\n");
 
             return 70;
         }
@@ -255,7 +286,7 @@ final class Master
             return;
         }
         if ($this->reload !== null && \in_array($worker->pid, $this->reload['new'], true)) {
-            $this->failReload($worker->error ?? "new worker {$worker->number} {$reason} before it was ready");
+            $this->failReload($worker->error ?? "new {$worker->label()} {$reason} before it was ready");
 
             return;
         }
@@ -266,7 +297,7 @@ final class Master
         }
         if ($this->recycle !== null && $worker->pid === $this->recycle['old']) {
             $this->recycle['old'] = null; // its replacement, already starting, takes over
-            ($this->log)("worker {$worker->number} (pid {$worker->pid}) {$reason} while its replacement pid {$this->recycle['new']} was starting");
+            ($this->log)("{$worker->label()} (pid {$worker->pid}) {$reason} while its replacement pid {$this->recycle['new']} was starting");
 
             return;
         }
@@ -280,8 +311,8 @@ final class Master
         }
         $normal = $reason === 'exited with code 0';
         ($this->log)(\sprintf(
-            'worker %d (pid %d) %s%s; %s',
-            $worker->number,
+            '%s (pid %d) %s%s; %s',
+            $worker->label(),
             $worker->pid,
             $reason,
             ($why = $worker->error ?? $worker->dyingBecause) !== null ? " ({$why})" : '',
@@ -311,6 +342,26 @@ final class Master
             ($this->onStopping)();
         }
         ($this->log)(\sprintf('stopping %d worker(s) gracefully', \count($this->workers)));
+        foreach ($this->workers as $pid => $worker) {
+            if ($worker->kind === WorkerHandle::HTTP) {
+                \posix_kill($pid, \SIGTERM);
+            }
+        }
+        $this->stopTaskWorkersLast();
+    }
+
+    /** During a stop: SIGTERM to the task workers once no worker that may submit tasks is left. */
+    private function stopTaskWorkersLast(): void
+    {
+        if ($this->taskWorkersStopping) {
+            return;
+        }
+        foreach ($this->workers as $worker) {
+            if ($worker->kind === WorkerHandle::HTTP) {
+                return;
+            }
+        }
+        $this->taskWorkersStopping = true;
         $this->terminateAll(\SIGTERM);
     }
 
@@ -331,7 +382,7 @@ final class Master
         $old = \array_keys($this->workers);
         $this->restarts = [];
         $new = [];
-        for ($number = 1; $number <= $this->config->workers; $number++) {
+        for ($number = 1; $number <= $this->slots(); $number++) {
             $this->spawn($number);
             $new[] = (int) \array_key_last($this->workers);
         }
@@ -406,10 +457,10 @@ final class Master
             $this->recycle = null;
             $this->recycleFailures[$new->number] = 0;
             if ($old !== null) {
-                ($this->log)(\sprintf('worker %d %s: replaced by pid %d (ready in %d ms)', $old->number, $old->retiringBecause, $new->pid, (\microtime(true) - $new->startedAt) * 1000));
+                ($this->log)(\sprintf('%s %s: replaced by pid %d (ready in %d ms)', $old->label(), $old->retiringBecause, $new->pid, (\microtime(true) - $new->startedAt) * 1000));
                 $this->retire($old->pid);
             } else {
-                ($this->log)("worker {$new->number} replaced by pid {$new->pid}");
+                ($this->log)("{$new->label()} replaced by pid {$new->pid}");
             }
         } elseif (\microtime(true) > $this->recycle['deadline']) {
             $this->failRecycle(\sprintf('it was not ready after %s s', $this->config->bootTimeout));
@@ -428,10 +479,10 @@ final class Master
         $old = $oldPid !== null ? ($this->workers[$oldPid] ?? null) : null;
         if ($old !== null) {
             $this->recycleNotBefore[$number] = \microtime(true) + $delay;
-            ($this->log)(\sprintf('worker %d %s, but its replacement (pid %d) failed: %s; it keeps serving, next attempt in %.1f s', $number, $old->retiringBecause, $newPid, $reason, $delay));
+            ($this->log)(\sprintf('%s %s, but its replacement (pid %d) failed: %s; it keeps serving, next attempt in %.1f s', $old->label(), $old->retiringBecause, $newPid, $reason, $delay));
         } else {
             $this->restarts[$number] = \microtime(true) + $delay;
-            ($this->log)(\sprintf('replacement of worker %d (pid %d) failed: %s; restarting in %.1f s', $number, $newPid, $reason, $delay));
+            ($this->log)(\sprintf('replacement of %s (pid %d) failed: %s; restarting in %.1f s', $this->labelOf($number), $newPid, $reason, $delay));
         }
     }
 

@@ -18,9 +18,14 @@ final class MasterConfig
         public readonly ?string $statusFile = null,
         /** Process title prefix (ps shows "petrel: master", "petrel: worker 1"). */
         public readonly string $title = 'petrel',
+        /** Task worker processes beside the workers (they run the master's $taskWorkerEntry); 0: none. */
+        public readonly int $taskWorkers = 0,
     ) {
         if ($workers < 1) {
             throw new \InvalidArgumentException("workers must be >= 1, got {$workers}");
+        }
+        if ($taskWorkers < 0) {
+            throw new \InvalidArgumentException("taskWorkers must be >= 0, got {$taskWorkers}");
         }
     }
 }

@@ -63,6 +63,19 @@ final class CliTest extends TestCase
         self::assertStringContainsString('Unknown command "frobnicate"', $output);
     }
 
+    public function testBadTaskOptionsAreRefused(): void
+    {
+        $output = PetrelProcess::runCli(['start', __DIR__ . '/fixtures/app.php', '--task-workers=some'], $code);
+        self::assertSame(1, $code);
+        self::assertStringContainsString('--task-workers must be a whole number, got "some"', $output);
+        $output = PetrelProcess::runCli(['start', __DIR__ . '/fixtures/app.php', '--task-queue=0'], $code);
+        self::assertSame(1, $code);
+        self::assertStringContainsString('--task-queue must be a positive whole number', $output);
+        $output = PetrelProcess::runCli(['start', __DIR__ . '/fixtures/app.php', '--task-workers=1', '--pid-file=/tmp/' . \str_repeat('p', 120) . '.pid', '--listen=127.0.0.1:' . PetrelProcess::freePort()], $code);
+        self::assertSame(1, $code);
+        self::assertStringContainsString('longer than a Unix socket allows', $output);
+    }
+
     public function testMaxConnectionsAboveWhatTheDescriptorsAllowIsRefused(): void
     {
         $output = PetrelProcess::runCli(['start', __DIR__ . '/fixtures/app.php', '--workers=1', '--max-connections=100000000', '--listen=127.0.0.1:' . PetrelProcess::freePort(), '--pid-file=' . \sys_get_temp_dir() . '/petrel-cli-test.pid'], $code);

@@ -220,4 +220,19 @@ final class ProcessModelTest extends AsyncTestCase
             @\unlink($app);
         }
     }
+
+    public function testReloadReplacesTaskWorkersToo(): void
+    {
+        $server = (new PetrelProcess(\dirname(__DIR__, 2) . '/examples/tasks.php', ['--workers=1', '--task-workers=1']))->start();
+        $taskPids = static fn (): array => \array_values(\array_map(
+            static fn (array $w): int => (int) $w['pid'],
+            \array_filter($server->status()['workers'] ?? [], static fn (mixed $w): bool => \is_array($w) && ($w['kind'] ?? '') === 'task' && ($w['state'] ?? '') === 'ready'),
+        ));
+        PetrelProcess::waitFor(static fn () => \count($taskPids()) === 1, 10, 'a ready task worker');
+        $before = $taskPids();
+        $server->signal(\SIGUSR1);
+        PetrelProcess::waitFor(static fn () => \count($taskPids()) === 1 && $taskPids() !== $before, 15, 'a new task worker');
+        $this->async(static fn () => self::assertSame("blocked 10 ms in a task worker\n", RawHttp::get($server->address, '/block?ms=10')->body));
+        self::assertSame(0, $server->stop());
+    }
 }

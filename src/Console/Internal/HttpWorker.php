@@ -16,6 +16,8 @@ use Petrel\Http\StaticFiles;
 use Petrel\Process\WorkerContext;
 use Petrel\Socket\ServerOptions;
 use Petrel\Socket\SocketServer;
+use Petrel\Task\TaskClient;
+use Petrel\Task\Tasks;
 
 use function Petrel\run;
 
@@ -26,21 +28,31 @@ use function Petrel\run;
  * After --max-requests requests or past --max-memory it asks the master for a replacement
  * (RecycleTrigger) and serves on until the master, its replacement ready, sends SIGTERM. A
  * request that dies of a fatal error (memory_limit) still gets a 500 (FatalErrorResponder).
+ * With --task-workers, Petrel\Task\Tasks sends tasks to them (a TaskClient).
  *
  * @internal
  */
 final class HttpWorker
 {
-    /** @param resource|null $listener the master's listening socket, or null with --reuse-port */
+    /**
+     * @param resource|null $listener the master's listening socket, or null with --reuse-port
+     * @param resource|null $taskListener the task workers' socket (--task-workers), closed
+     *        here: this worker only connects to it
+     */
     public function __construct(
         private readonly StartOptions $options,
         private readonly mixed $listener,
+        private readonly mixed $taskListener = null,
     ) {
     }
 
     public function __invoke(WorkerContext $context): int
     {
         $options = $this->options;
+        if (\is_resource($this->taskListener)) {
+            \fclose($this->taskListener);
+        }
+        Tasks::setRunner($options->taskWorkers > 0 ? new TaskClient($options->taskSocket(), $options->taskQueue, $options->taskTimeout) : null);
         \ini_set('memory_limit', $options->memoryLimit === -1 ? '-1' : (string) $options->memoryLimit);
         $recycle = new RecycleTrigger($context, $options->maxRequests, $options->maxMemory);
         try {

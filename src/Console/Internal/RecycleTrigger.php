@@ -33,6 +33,8 @@ final class RecycleTrigger
         private readonly WorkerContext $context,
         int $maxRequests,
         private readonly int $maxMemory,
+        /** What the count passed to afterRequest() counts, for the reason ("reached 100 tasks"). */
+        private readonly string $unit = 'requests',
     ) {
         $this->requestLimit = $maxRequests > 0 ? $maxRequests + \random_int(0, \intdiv($maxRequests, 10)) : 0;
     }
@@ -51,14 +53,14 @@ final class RecycleTrigger
         \memory_reset_peak_usage();
     }
 
-    /** Server::onRequest listener: $total is the worker's running request count. */
+    /** Server::onRequest listener: $total is the worker's running request (or task) count. */
     public function afterRequest(int $total): void
     {
         if ($this->asked) {
             return;
         }
         if ($this->requestLimit > 0 && $total >= $this->requestLimit) {
-            $this->ask("reached {$total} requests");
+            $this->ask("reached {$total} {$this->unit}");
         } elseif ($this->maxMemory > 0) {
             $peak = \memory_get_peak_usage(true);
             if ($peak > $this->maxMemory) {

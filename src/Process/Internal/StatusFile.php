@@ -6,8 +6,8 @@ namespace Petrel\Process\Internal;
 
 /**
  * The JSON file `petrel status` reads: the master's pid and uptime and, per worker, its
- * state (starting, ready, recycling: ready but waiting for its replacement, retiring:
- * draining) and the status it last reported. Written atomically (temp file + rename).
+ * kind (http, task), number within its kind, state (starting, ready, recycling: ready but
+ * waiting for its replacement, retiring: draining) and the status it last reported. Written atomically (temp file + rename).
  *
  * @internal
  */
@@ -25,9 +25,10 @@ final class StatusFile
         foreach ($workers as $pid => $worker) {
             // A ready worker that asked to be replaced still serves until its replacement is ready.
             $state = $worker->state === WorkerHandle::READY && $worker->retiringBecause !== null ? 'recycling' : $worker->state;
-            $rows[] = ['number' => $worker->number, 'pid' => $pid, 'state' => $state] + $worker->status;
+            $number = $worker->shownNumber > 0 ? $worker->shownNumber : $worker->number;
+            $rows[] = ['number' => $number, 'pid' => $pid, 'state' => $state, 'kind' => $worker->kind] + $worker->status;
         }
-        \usort($rows, static fn (array $a, array $b): int => [$a['number'], $a['pid']] <=> [$b['number'], $b['pid']]);
+        \usort($rows, static fn (array $a, array $b): int => [$a['kind'], $a['number'], $a['pid']] <=> [$b['kind'], $b['number'], $b['pid']]);
         $status = ['master' => \getmypid(), 'uptime' => \round($now - $startedAt, 1), 'updated' => $now, 'workers' => $rows];
         $temporary = "{$this->path}.tmp";
         if (@\file_put_contents($temporary, \json_encode($status, \JSON_PRETTY_PRINT | \JSON_THROW_ON_ERROR)) !== false) {

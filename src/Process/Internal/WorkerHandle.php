@@ -15,6 +15,9 @@ final class WorkerHandle
     public const READY = 'ready';
     public const RETIRING = 'retiring';
 
+    public const HTTP = 'http';
+    public const TASK = 'task';
+
     public string $state = self::STARTING;
     public string $buffer = '';
     public ?string $error = null;
@@ -26,13 +29,26 @@ final class WorkerHandle
     public array $status = [];
     public readonly float $startedAt;
 
-    /** @param resource $pipe the master's end of the worker's pipe */
+    /**
+     * @param int $number the master's slot number (task workers come after the workers)
+     * @param resource $pipe the master's end of the worker's pipe
+     * @param self::HTTP|self::TASK $kind
+     * @param int $shownNumber the number within its kind (task worker 1, 2…)
+     */
     public function __construct(
         public readonly int $pid,
         public readonly int $number,
         public readonly mixed $pipe,
+        public readonly string $kind = self::HTTP,
+        public readonly int $shownNumber = 0,
     ) {
         $this->startedAt = \microtime(true);
+    }
+
+    /** "worker 2" or "task worker 1", for logs. */
+    public function label(): string
+    {
+        return ($this->kind === self::TASK ? 'task worker ' : 'worker ') . ($this->shownNumber > 0 ? $this->shownNumber : $this->number);
     }
 
     /** Reads what the worker sent on its pipe: "ready", "error", "retiring", "dying" and status lines (JSON). */

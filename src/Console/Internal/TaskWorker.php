@@ -1,0 +1,119 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Console\Internal;
+
+use Petrel\Console\ConsoleException;
+use Petrel\Console\StartOptions;
+use Petrel\Coroutine\Scheduler;
+use Petrel\Process\WorkerContext;
+use Petrel\Socket\SocketServer;
+use Petrel\Task\TaskServer;
+use Throwable;
+
+use function Petrel\run;
+
+/**
+ * The entry of a task worker process (--task-workers): it does not load the APP (a request
+ * handler; its boot may connect, start timers…) but the Composer autoloader of the APP's
+ * project, so tasks can use the application's classes; it shares no state with the HTTP
+ * workers. It serves tasks on the Unix socket the master bound (TaskServer), reports its
+ * status (tasks run, idle or busy with which task), asks for a replacement after
+ * --max-requests tasks or past --max-memory, and stops gracefully on SIGTERM: the running
+ * task finishes first.
+ *
+ * @internal
+ */
+final class TaskWorker
+{
+    /**
+     * @param resource $taskListener the task socket, bound by the master
+     * @param resource|null $httpListener the master's HTTP listening socket, closed here so a
+     *        stopping master's close stops the kernel queueing connections
+     */
+    public function __construct(
+        private readonly StartOptions $options,
+        private readonly mixed $taskListener,
+        private readonly mixed $httpListener,
+    ) {
+    }
+
+    public function __invoke(WorkerContext $context): int
+    {
+        $options = $this->options;
+        if (\is_resource($this->httpListener)) {
+            \fclose($this->httpListener);
+        }
+        \ini_set('memory_limit', $options->memoryLimit === -1 ? '-1' : (string) $options->memoryLimit);
+        $recycle = new RecycleTrigger($context, $options->maxRequests, $options->maxMemory, 'tasks');
+        try {
+            self::loadAutoloader($options->app);
+            $recycle->check();
+        } catch (ConsoleException $error) {
+            $context->fail($error->getMessage());
+
+            return 78;
+        }
+        $busy = false;
+        $server = new TaskServer(
+            new SocketServer($this->taskListener),
+            onStart: static function (string $task) use ($context, &$busy, &$server): void {
+                if (!$busy) { // once per busy spell: the timer below cannot run during a blocking task
+                    $busy = true;
+                    \assert($server instanceof TaskServer);
+                    $context->reportStatus(['requests' => $server->tasks(), 'activity' => 'busy', 'task' => $task]);
+                }
+            },
+            onFinish: $recycle->afterRequest(...),
+            onDeath: $context->dying(...),
+        );
+        $driver = Scheduler::get()->driver;
+        foreach ([\SIGTERM, \SIGINT] as $signal) {
+            $driver->unreference($driver->onSignal($signal, $server->stop(...)));
+        }
+        \pcntl_signal(\SIGUSR1, \SIG_IGN);
+        $context->watchMaster($driver, $server->stop(...));
+        $report = static function () use ($context, $server, $recycle, &$busy): void {
+            $task = $server->current(); // set when a task suspends on coroutine I/O
+            $busy = $task !== null;
+            $context->reportStatus(['requests' => $server->tasks(), 'activity' => $busy ? 'busy' : 'idle'] + ($task !== null ? ['task' => $task] : []));
+            $recycle->checkResidentSize();
+        };
+        $driver->unreference($driver->repeat(1.0, $report));
+        $report();
+        $context->ready();
+
+        run(static fn () => $server->serve());
+
+        return 0;
+    }
+
+    /**
+     * Requires the nearest vendor/autoload.php above the APP file (the APP's own project),
+     * unless it is the one already loaded.
+     *
+     * @throws ConsoleException when it fails
+     */
+    private static function loadAutoloader(string $app): void
+    {
+        $dir = \dirname((string) (\realpath($app) ?: $app));
+        while (true) {
+            $autoload = "{$dir}/vendor/autoload.php";
+            if (\is_file($autoload)) {
+                try {
+                    require_once $autoload;
+                } catch (Throwable $error) {
+                    throw new ConsoleException("task worker: {$autoload} failed: {$error->getMessage()}", 0, $error);
+                }
+
+                return;
+            }
+            $parent = \dirname($dir);
+            if ($parent === $dir) {
+                return; // none: the autoloader bin/petrel loaded is all there is
+            }
+            $dir = $parent;
+        }
+    }
+}

@@ -1,0 +1,204 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Task;
+
+use Closure;
+use Petrel\Socket\SocketServer;
+use Petrel\Task\Internal\RemoteThrowable;
+use Petrel\Task\Internal\TaskCodec;
+use Petrel\Task\Internal\TaskExecutor;
+use Petrel\Task\Internal\TaskRequest;
+use Throwable;
+
+/**
+ * The task worker's side: accepts one connection at a time on the shared listening socket,
+ * reads the task, runs it, writes the reply. While a task runs this process does not
+ * accept, so the next task goes to another worker (or waits in the kernel's queue).
+ *
+ * A task whose submitter has already given up (deadline passed, connection closed) is
+ * skipped. SIGTERM/SIGINT/SIGUSR1 are blocked while a task runs, so a blocking call
+ * (usleep, a query) is not cut short; a SIGTERM or SIGINT that came meanwhile stops the
+ * server right after the task (and is consumed: its handlers do not run). If the task
+ * kills the process with a fatal error or exit(), a shutdown function still tells the
+ * submitter what happened.
+ */
+final class TaskServer
+{
+    private const BLOCKED_SIGNALS = [\SIGTERM, \SIGINT, \SIGUSR1];
+    private const REQUEST_READ_TIMEOUT = 5.0;
+
+    private readonly TaskExecutor $executor;
+    private int $tasks = 0;
+    /** @var array{resource, string}|null the connection and task now running */
+    private ?array $running = null;
+    private bool $shutdownRegistered = false;
+
+    /**
+     * @param Closure(string): void|null $onStart called before a task runs, with its name
+     * @param Closure(int): void|null $onFinish called after each task, with the count so far
+     * @param Closure(string): void|null $onDeath called by the shutdown function when a task
+     *        kills the process, with the reason
+     */
+    public function __construct(
+        private readonly SocketServer $server,
+        private readonly ?Closure $onStart = null,
+        private readonly ?Closure $onFinish = null,
+        private readonly ?Closure $onDeath = null,
+    ) {
+        $this->executor = new TaskExecutor();
+    }
+
+    /** Serves tasks until stop(); call in a coroutine. */
+    public function serve(): void
+    {
+        if (!$this->shutdownRegistered) {
+            $this->shutdownRegistered = true;
+            \register_shutdown_function($this->onShutdown(...));
+        }
+        while (($accepted = $this->server->acceptStream()) !== null) {
+            $this->handle($accepted[0]);
+        }
+    }
+
+    /** Stops accepting; serve() returns after the task now running, if any. */
+    public function stop(): void
+    {
+        $this->server->close();
+    }
+
+    /** Tasks run so far. */
+    public function tasks(): int
+    {
+        return $this->tasks;
+    }
+
+    /** The task running now, or null when idle. */
+    public function current(): ?string
+    {
+        return $this->running[1] ?? null;
+    }
+
+    /** @param resource $connection */
+    private function handle(mixed $connection): void
+    {
+        try {
+            \stream_set_blocking($connection, true);
+            \stream_set_timeout($connection, (int) self::REQUEST_READ_TIMEOUT);
+            $request = $this->readRequest($connection);
+            if ($request === null || \microtime(true) > $request->deadline || self::peerLeft($connection)) {
+                return; // nobody waits for it any more
+            }
+            try {
+                TaskExecutor::check($request->task);
+            } catch (TaskError $misuse) {
+                @\fwrite($connection, TaskCodec::encodeReply(TaskCodec::REFUSED, "Task {$request->task} refused by task worker pid " . \getmypid() . ": {$misuse->getMessage()}"));
+
+                return;
+            }
+            @\fwrite($connection, TaskCodec::encodeReply(TaskCodec::STARTED, (int) \getmypid()));
+            $reply = $this->run($connection, $request);
+            @\fwrite($connection, $reply); // fails harmlessly when the submitter left: discarded
+        } finally {
+            @\fclose($connection);
+        }
+    }
+
+    /** @param resource $connection */
+    private function run(mixed $connection, TaskRequest $request): string
+    {
+        ($this->onStart)?->__invoke($request->task);
+        \pcntl_sigprocmask(\SIG_BLOCK, self::BLOCKED_SIGNALS, $previousMask);
+        $this->running = [$connection, $request->task];
+        try {
+            $reply = TaskCodec::encodeReply(TaskCodec::RESULT, $this->executor->run($request->task, $request->args));
+        } catch (Throwable $error) {
+            $reply = TaskCodec::encodeReply(TaskCodec::THROWN, RemoteThrowable::capture($error));
+        } finally {
+            $this->running = null;
+            $this->tasks++;
+            // A stop signal that came during the task (still blocked: taken here, not by a
+            // handler) stops now, before the next accept, which would not ask the loop first.
+            if (\pcntl_sigtimedwait([\SIGTERM, \SIGINT], $info, 0, 0) > 0) {
+                $this->stop();
+            }
+            \pcntl_sigprocmask(\SIG_SETMASK, $previousMask);
+        }
+        ($this->onFinish)?->__invoke($this->tasks);
+
+        return $reply;
+    }
+
+    /** @param resource $connection */
+    private function readRequest(mixed $connection): ?TaskRequest
+    {
+        $header = self::readExactly($connection, TaskCodec::HEADER_BYTES);
+        if ($header === null) {
+            return null;
+        }
+        try {
+            $payload = self::readExactly($connection, TaskCodec::frameLength($header));
+
+            return $payload === null ? null : TaskCodec::decodeRequest($payload);
+        } catch (TaskException $malformed) {
+            \fwrite(\STDERR, "petrel: task worker pid " . \getmypid() . " dropped a request: {$malformed->getMessage()}\n");
+
+            return null;
+        }
+    }
+
+    /**
+     * @param resource $connection blocking, with a read timeout
+     */
+    private static function readExactly(mixed $connection, int $length): ?string
+    {
+        $data = '';
+        while (\strlen($data) < $length) {
+            $chunk = @\fread($connection, \max(1, $length - \strlen($data)));
+            if ($chunk === false || $chunk === '') {
+                return null; // EOF, or the read timeout
+            }
+            $data .= $chunk;
+        }
+
+        return $data;
+    }
+
+    /**
+     * True when the submitter closed its end (it timed out or was cancelled) while the task
+     * waited in the queue.
+     *
+     * @param resource $connection
+     */
+    private static function peerLeft(mixed $connection): bool
+    {
+        $read = [$connection];
+        $write = $except = null;
+        if (@\stream_select($read, $write, $except, 0) !== 1) {
+            return false;
+        }
+        \stream_set_blocking($connection, false);
+        $data = @\fread($connection, 1);
+        \stream_set_blocking($connection, true);
+
+        return $data === '' || $data === false;
+    }
+
+    private function onShutdown(): void
+    {
+        if ($this->running === null) {
+            return;
+        }
+        [$connection, $task] = $this->running;
+        $this->running = null;
+        $error = \error_get_last();
+        $fatal = $error !== null && ($error['type'] & (\E_ERROR | \E_CORE_ERROR | \E_COMPILE_ERROR | \E_USER_ERROR | \E_PARSE)) !== 0;
+        $pid = \getmypid();
+        $reason = $fatal
+            ? "task worker pid {$pid} died of a fatal error while running it: {$error['message']} in {$error['file']}:{$error['line']}"
+            : "task worker pid {$pid} exited while running it (the task called exit() or die())";
+        @\fwrite($connection, TaskCodec::encodeReply(TaskCodec::DIED, $reason));
+        ($this->onDeath)?->__invoke(\sprintf('task %s: %s', $task, $fatal ? "fatal error: {$error['message']}" : 'exit() called'));
+    }
+}

@@ -1,0 +1,152 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Tests\System;
+
+use Petrel\Tests\Support\AsyncTestCase;
+use Petrel\Tests\Support\PetrelProcess;
+use Petrel\Tests\Support\RawHttp;
+
+use function Petrel\go;
+use function Petrel\sleep;
+
+/**
+ * --task-workers end to end: examples/tasks.php (/block?ms=N, /), plus /task?do=… running
+ * the test task (tests/Integration/Task/Fixture/TestTask, autoloaded in the task workers).
+ */
+final class TaskWorkersTest extends AsyncTestCase
+{
+    private static string $app;
+
+    public static function setUpBeforeClass(): void
+    {
+        self::$app = \sys_get_temp_dir() . '/petrel-tasks-app-' . \getmypid() . '.php';
+        $example = \var_export(\dirname(__DIR__, 2) . '/examples/tasks.php', true);
+        \file_put_contents(self::$app, <<<PHP
+            <?php
+            declare(strict_types=1);
+
+            use Petrel\\Http\\Request;
+            use Petrel\\Http\\Response;
+            use Petrel\\Tests\\Integration\\Task\\Fixture\\TestTask;
+
+            \$example = require {$example};
+
+            return static function (Request \$request) use (\$example): Response {
+                if (\$request->getPath() !== '/task') {
+                    return \$example(\$request);
+                }
+                try {
+                    \$timeout = \$request->getQueryParam('timeout');
+                    \$result = \\Petrel\\task(TestTask::class, [(string) \$request->getQueryParam('do'), (int) \$request->getQueryParam('arg', '0')], \is_string(\$timeout) ? (float) \$timeout : null);
+
+                    return Response::json(['result' => \$result]);
+                } catch (\\Throwable \$e) {
+                    return Response::json(['class' => \$e::class, 'message' => \$e->getMessage()], 500);
+                }
+            };
+            PHP);
+    }
+
+    public static function tearDownAfterClass(): void
+    {
+        @\unlink(self::$app);
+    }
+
+    public function testBlockingTasksRunBesideTheWorkerCrashesAreReportedAndTimeoutsFail(): void
+    {
+        $server = (new PetrelProcess(self::$app, ['--workers=1', '--task-workers=2']))->start();
+        $taskPids = static fn (): array => self::taskWorkerPids($server->status());
+        PetrelProcess::waitFor(static fn () => \count($taskPids()) === 2, 10, 'two ready task workers');
+
+        // Two blocking 500 ms tasks overlap, and / answers while they run.
+        $timeline = $this->async(static function () use ($server): array {
+            $started = \microtime(true);
+            $blocks = [];
+            foreach ([1, 2] as $i) {
+                $blocks[] = go(static function () use ($server, $started): array {
+                    $response = RawHttp::get($server->address, '/block?ms=500');
+
+                    return [$response->status, $response->body, \microtime(true) - $started];
+                });
+            }
+            sleep(0.1);
+            $hello = RawHttp::get($server->address, '/');
+            $helloAt = \microtime(true) - $started;
+
+            return ['hello' => [$hello->status, $helloAt], 'blocks' => \array_map(static fn ($c) => $c->join(), $blocks)];
+        }, 20.0);
+        self::assertSame(200, $timeline['hello'][0]);
+        foreach ($timeline['blocks'] as [$status, $body, $doneAt]) {
+            self::assertSame(200, $status);
+            self::assertSame("blocked 500 ms in a task worker\n", $body);
+            self::assertGreaterThan($timeline['hello'][1], $doneAt, '/ answered while the tasks ran');
+        }
+        self::assertLessThan(1.0, \max(\array_column($timeline['blocks'], 2)), 'the two 500 ms tasks overlapped (one after the other takes 1 s)');
+
+        // A task that kills its worker: a clear error, the worker is replaced, the next task works.
+        $before = $taskPids();
+        $crash = $this->async(static fn () => RawHttp::get($server->address, '/task?do=kill'));
+        self::assertSame(500, $crash->status);
+        self::assertMatchesRegularExpression('/TaskWorkerDiedException.*TestTask failed: task worker pid \d+ died while running it/', $crash->body);
+        PetrelProcess::waitFor(static fn () => \count($taskPids()) === 2 && \array_diff($before, $taskPids()) !== [], 10, 'a replacement task worker');
+        self::assertMatchesRegularExpression('/task worker \d \(pid \d+\) was killed by signal 9/', $server->log());
+        $echo = $this->async(static fn () => RawHttp::get($server->address, '/task?do=echo&arg=5'));
+        self::assertSame(200, $echo->status, $echo->body);
+        self::assertStringContainsString('"arg":5', $echo->body);
+
+        // An exception thrown by the task comes back with its class.
+        $thrown = $this->async(static fn () => RawHttp::get($server->address, '/task?do=throw'));
+        self::assertStringContainsString('"class":"DomainException","message":"bad input on purpose"', $thrown->body);
+
+        // A task past its timeout fails with a timeout error.
+        $late = $this->async(static fn () => RawHttp::get($server->address, '/task?do=sleep&arg=1500&timeout=0.2'));
+        self::assertSame(500, $late->status);
+        self::assertStringContainsString('TaskTimeoutException', $late->body);
+        self::assertStringContainsString('did not finish within 0.2 s', $late->body);
+
+        $status = PetrelProcess::runCli(['status', "--pid-file={$server->pidFile}"]);
+        self::assertMatchesRegularExpression('/1 worker\(s\), 2 task worker\(s\)/', $status);
+        self::assertMatchesRegularExpression('/^task 1 +\d+ +(idle|busy)/m', $status);
+        self::assertSame(0, $server->stop());
+    }
+
+    public function testAFullQueueIsRefusedAndAStopLetsTheRunningTaskFinish(): void
+    {
+        $server = (new PetrelProcess(self::$app, ['--workers=1', '--task-workers=1', '--task-queue=1']))->start();
+        PetrelProcess::waitFor(static fn () => \count(self::taskWorkerPids($server->status())) === 1, 10, 'a ready task worker');
+        $socket = \preg_replace('/\.pid$/', '', $server->pidFile) . '.tasks.sock';
+        self::assertFileExists($socket);
+        $results = $this->async(static function () use ($server): array {
+            $slow = go(static fn () => RawHttp::get($server->address, '/block?ms=800')->body);
+            sleep(0.2);
+            $refused = RawHttp::get($server->address, '/block?ms=1');
+            $server->signal(\SIGTERM);
+
+            return [$refused, $slow->join()];
+        }, 20.0);
+        self::assertSame(503, $results[0]->status);
+        self::assertStringContainsString('the task queue is full', $results[0]->body);
+        self::assertSame("blocked 800 ms in a task worker\n", $results[1], 'the running task finished during the stop');
+        self::assertSame(0, $server->stop());
+        self::assertFileDoesNotExist($socket);
+    }
+
+    /**
+     * @param array<string, mixed> $status
+     * @return list<int>
+     */
+    private static function taskWorkerPids(array $status): array
+    {
+        $pids = [];
+        foreach ($status['workers'] ?? [] as $worker) {
+            if (\is_array($worker) && ($worker['kind'] ?? '') === 'task' && ($worker['state'] ?? '') === 'ready') {
+                $pids[] = (int) $worker['pid'];
+            }
+        }
+        \sort($pids);
+
+        return $pids;
+    }
+}

@@ -1,0 +1,136 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Tests\Unit\Task;
+
+use Petrel\Task\InlineTaskRunner;
+use Petrel\Task\Internal\RemoteThrowable;
+use Petrel\Task\Internal\TaskCodec;
+use Petrel\Task\TaskError;
+use Petrel\Task\TaskException;
+use Petrel\Task\Tasks;
+use Petrel\Tests\Integration\Task\Fixture\TestTask;
+use PHPUnit\Framework\TestCase;
+
+final class TaskCodecTest extends TestCase
+{
+    public function testARequestRoundTripsThroughAFrame(): void
+    {
+        $frame = TaskCodec::encodeRequest(TestTask::class, ['echo', 'arg' => 3], 1234.5);
+        self::assertSame(\strlen($frame) - 4, TaskCodec::frameLength(\substr($frame, 0, 4)));
+        $request = TaskCodec::decodeRequest(\substr($frame, 4));
+        self::assertSame(TestTask::class, $request->task);
+        self::assertSame(['echo', 'arg' => 3], $request->args);
+        self::assertSame(1234.5, $request->deadline);
+    }
+
+    public function testRepliesRoundTrip(): void
+    {
+        foreach ([[TaskCodec::RESULT, ['a' => 1]], [TaskCodec::RESULT, false], [TaskCodec::RESULT, null], [TaskCodec::STARTED, 42], [TaskCodec::DIED, 'why']] as [$kind, $data]) {
+            $frame = TaskCodec::encodeReply($kind, $data);
+            self::assertSame(\strlen($frame) - 4, TaskCodec::frameLength(\substr($frame, 0, 4)));
+            self::assertSame([$kind, $data], TaskCodec::decodeReply(\substr($frame, 4)));
+        }
+    }
+
+    public function testClosuresInArgumentsAreRefusedWithAClearError(): void
+    {
+        $this->expectException(TaskError::class);
+        $this->expectExceptionMessageMatches('/closures and resources cannot cross processes/');
+        TaskCodec::encodeRequest('strlen', [['nested' => static fn () => 1]], 1.0);
+    }
+
+    public function testResourcesInArgumentsAreRefused(): void
+    {
+        $this->expectException(TaskError::class);
+        $this->expectExceptionMessageMatches("/argument \\[0\\]\\['file'\\] is a resource/");
+        TaskCodec::encodeRequest('strlen', [['file' => \STDERR]], 1.0);
+    }
+
+    public function testAResultThatCannotBeSerializedIsATaskException(): void
+    {
+        $this->expectException(TaskException::class);
+        $this->expectExceptionMessageMatches('/cannot be sent back/');
+        TaskCodec::encodeReply(TaskCodec::RESULT, static fn () => 1);
+    }
+
+    public function testBadFramesAreRejected(): void
+    {
+        foreach (['abc', \pack('N', TaskCodec::MAX_FRAME_BYTES + 1)] as $header) {
+            try {
+                TaskCodec::frameLength($header);
+                self::fail('accepted a bad header');
+            } catch (TaskException) {
+            }
+        }
+        foreach (['garbage', \serialize(['?', 1]), \serialize('string')] as $payload) {
+            try {
+                TaskCodec::decodeReply($payload);
+                self::fail("accepted the reply {$payload}");
+            } catch (TaskException) {
+            }
+        }
+        $this->expectException(TaskException::class);
+        TaskCodec::decodeRequest(\serialize(['task', 'not an array', 1.0]));
+    }
+
+    public function testAKnownExceptionIsRebuiltWithItsClassMessageCodeAndTrace(): void
+    {
+        try {
+            (new TestTask())('throw');
+        } catch (\DomainException $thrown) {
+        }
+        $data = RemoteThrowable::capture($thrown);
+        $rebuilt = RemoteThrowable::rebuild(\unserialize(\serialize($data)), 'task X');
+        self::assertInstanceOf(\DomainException::class, $rebuilt);
+        self::assertSame('bad input on purpose', $rebuilt->getMessage());
+        self::assertSame(42, $rebuilt->getCode());
+        self::assertStringContainsString('TestTask.php', $rebuilt->getFile());
+        self::assertStringContainsString('TestTask->__invoke', $rebuilt->getTraceAsString());
+    }
+
+    public function testAnExceptionThatCannotBeRebuiltBecomesATaskExceptionNamingItsClass(): void
+    {
+        try {
+            (new TestTask())('throw-anonymous');
+        } catch (\RuntimeException $thrown) {
+        }
+        $rebuilt = RemoteThrowable::rebuild(RemoteThrowable::capture($thrown), 'task X in task worker pid 1');
+        self::assertInstanceOf(TaskException::class, $rebuilt);
+        self::assertStringStartsWith('RuntimeException@anonymous', (string) $rebuilt->originalClass);
+        self::assertStringContainsString('from an anonymous class (thrown by task X in task worker pid 1 at ', $rebuilt->getMessage());
+        self::assertSame(7, $rebuilt->getCode());
+        self::assertStringContainsString('TestTask->__invoke', (string) $rebuilt->remoteTrace);
+    }
+
+    public function testInlineRunnerReusesOneInstancePerClassAndChecksLikeTheWorkers(): void
+    {
+        $runner = new InlineTaskRunner();
+        self::assertSame(1, $runner->run(TestTask::class, ['echo', 5])['calls']);
+        self::assertSame(2, $runner->run(TestTask::class, ['echo'])['calls']);
+        self::assertSame('ABC', $runner->run('strtoupper', ['abc']));
+        self::assertSame(3, $runner->run(TestTask::class, ['action' => 'echo', 'arg' => 3])['arg']);
+        try {
+            $runner->run(TestTask::class, ['closure']);
+            self::fail('a closure result crossed');
+        } catch (TaskException $e) {
+            self::assertStringContainsString('cannot be sent back', $e->getMessage());
+        }
+        $this->expectException(TaskError::class);
+        $this->expectExceptionMessageMatches('/neither an autoloadable invokable class nor a function/');
+        $runner->run('No\\Such\\Task');
+    }
+
+    public function testWithoutTaskWorkersTheErrorSaysHowToEnableThem(): void
+    {
+        Tasks::setRunner(null);
+        try {
+            $this->expectException(TaskError::class);
+            $this->expectExceptionMessageMatches('/--task-workers=N.*Tasks::inline\(\)/');
+            \Petrel\task('strlen', ['x']);
+        } finally {
+            Tasks::setRunner(null);
+        }
+    }
+}
