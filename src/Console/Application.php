@@ -135,11 +135,10 @@ final class Application
             $resource = null;
         }
         $banner = \sprintf(
-            'Petrel listening on http://%s — %d worker(s)%s, %s mode, %s, %d connections per worker, pid %%d, pid file %s',
+            'Petrel listening on http://%s — %d worker(s)%s, %%s, %s, %d connections per worker, pid %%d, pid file %s',
             $options->listen,
             $options->workers,
             $options->taskWorkers > 0 ? " + {$options->taskWorkers} task worker(s)" : '',
-            $options->mode,
             ConnectionLimit::describe($driver),
             $options->maxConnections,
             $options->pidFile,
@@ -166,8 +165,9 @@ final class Application
             taskWorkerEntry: $taskListener !== null ? (new TaskWorker($options, $taskListener->getResource(), $resource))(...) : null,
         );
         try {
-            return $master->run(static function () use ($banner, $daemon): void {
-                $line = \sprintf($banner, \getmypid());
+            // A note from the workers is a mode the APP chose (a Symfony kernel: sync).
+            return $master->run(static function (array $notes = []) use ($banner, $daemon, $options): void {
+                $line = \sprintf($banner, $notes !== [] ? \implode('; ', $notes) : "{$options->mode} mode", \getmypid());
                 $daemon === null ? \fwrite(\STDERR, "{$line}\n") : $daemon->started($line);
             });
         } catch (ProcessException $error) {

@@ -43,6 +43,8 @@ final class StartOptions
         public readonly int $taskQueue = 64,
         /** Seconds a task may take, queueing included, unless the call says otherwise. */
         public readonly float $taskTimeout = 60.0,
+        /** Whether --mode (or PETREL_MODE) was given: if not, an APP that states a preferred mode (Http\ModePreference) gets it. */
+        public readonly bool $modeGiven = false,
     ) {
     }
 
@@ -119,6 +121,7 @@ final class StartOptions
             taskWorkers: self::positiveInt('task-workers', $value('task-workers', null, '0'), allowZero: true),
             taskQueue: self::positiveInt('task-queue', $value('task-queue', null, '64')),
             taskTimeout: self::seconds('task-timeout', $value('task-timeout', null, '60')),
+            modeGiven: isset($flags['mode']) || ($env['PETREL_MODE'] ?? '') !== '',
         );
     }
 

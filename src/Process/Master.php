@@ -110,7 +110,8 @@ final class Master
             }
             $this->awaitBoot();
             if ($onReady !== null) {
-                $onReady();
+                $notes = \array_values(\array_unique(\array_filter(\array_map(static fn (WorkerHandle $worker): ?string => $worker->note, $this->workers))));
+                $onReady($notes);
             }
 
             return $this->supervise();

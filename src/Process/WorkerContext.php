@@ -21,10 +21,13 @@ final class WorkerContext
         $this->startedAt = \microtime(true);
     }
 
-    /** Tells the master this worker accepts work (a reload waits for this). */
-    public function ready(): void
+    /**
+     * Tells the master this worker accepts work (a reload waits for this), with an optional
+     * note for the start-up line (e.g. a mode the APP chose).
+     */
+    public function ready(?string $note = null): void
     {
-        $this->send(['type' => 'ready']);
+        $this->send(['type' => 'ready'] + ($note !== null ? ['note' => $note] : []));
     }
 
     /** Tells the master why this worker could not boot; the caller then exits non-zero. */

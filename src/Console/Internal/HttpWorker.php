@@ -9,10 +9,12 @@ use Petrel\Console\ConsoleException;
 use Petrel\Console\StartOptions;
 use Petrel\Coroutine\Scheduler;
 use Petrel\Http\HttpLimits;
-use Petrel\Loop\DriverFactory;
+use Petrel\Http\ModePreference;
+use Petrel\Http\RequestHandler;
 use Petrel\Http\Server;
 use Petrel\Http\ServerConfig;
 use Petrel\Http\StaticFiles;
+use Petrel\Loop\DriverFactory;
 use Petrel\Process\WorkerContext;
 use Petrel\Socket\ServerOptions;
 use Petrel\Socket\SocketServer;
@@ -59,6 +61,10 @@ final class HttpWorker
             // In a coroutine, so what the APP does at boot (connect, migrate, warm caches)
             // can use coroutine I/O, and connections it leases go back to their pools.
             $handler = run(fn () => AppLoader::load($this->options->app));
+            $mode = $this->modeFor($handler);
+            $note = $mode !== $options->mode && $handler instanceof ModePreference
+                ? "{$mode} mode ({$handler->modeReason()}; --mode={$options->mode} overrides)"
+                : null;
             if ($this->options->staticDir !== null) {
                 $handler = new StaticFiles($this->options->staticDir, $handler);
             }
@@ -74,7 +80,7 @@ final class HttpWorker
         $handler = new FatalErrorResponder($handler, $context, $options->memoryLimit === -1 ? 'none' : RecycleTrigger::size($options->memoryLimit));
         $handler->register();
         $server = new Server($handler, new ServerConfig(
-            mode: $options->mode,
+            mode: $mode,
             limits: (new HttpLimits())->withMaxBodyBytes($options->maxBodyBytes),
             headerTimeout: $options->headerTimeout,
             idleTimeout: $options->idleTimeout,
@@ -99,10 +105,22 @@ final class HttpWorker
         };
         $driver->unreference($driver->repeat(1.0, $report));
         $report();
-        $context->ready();
+        $context->ready($note);
 
         run(static fn () => $server->serve($listener, $options->gracefulTimeout));
 
         return 0;
+    }
+
+    /**
+     * --mode, or, when none was given, the mode the APP's handler says it is safe in (a
+     * Symfony kernel: sync); the start-up line says so (see ready()).
+     */
+    private function modeFor(RequestHandler $handler): string
+    {
+        if ($this->options->modeGiven || !$handler instanceof ModePreference) {
+            return $this->options->mode;
+        }
+        return $handler->preferredMode();
     }
 }

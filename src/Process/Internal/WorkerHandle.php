@@ -21,6 +21,8 @@ final class WorkerHandle
     public string $state = self::STARTING;
     public string $buffer = '';
     public ?string $error = null;
+    /** What the worker said when it became ready, for the start-up line. */
+    public ?string $note = null;
     /** Why the worker asked to be replaced ("reached 10000 requests"), or null. */
     public ?string $retiringBecause = null;
     /** Why the worker said it is dying of a fatal error while healthy, or null. */
@@ -65,7 +67,7 @@ final class WorkerHandle
                 continue;
             }
             match ($message['type'] ?? null) {
-                'ready' => $this->state === self::STARTING ? $this->state = self::READY : null,
+                'ready' => $this->state === self::STARTING ? [$this->state = self::READY, $this->note = \is_string($message['note'] ?? null) ? $message['note'] : null] : null,
                 'error' => $this->error = \is_string($message['message'] ?? null) ? $message['message'] : 'unknown error',
                 'retiring' => $this->retiringBecause ??= \is_string($message['reason'] ?? null) ? $message['reason'] : 'asked to be replaced',
                 'dying' => $this->dyingBecause = \is_string($message['reason'] ?? null) ? $message['reason'] : 'fatal error',
