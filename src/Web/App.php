@@ -10,6 +10,7 @@ use Petrel\Http\HttpException;
 use Petrel\Http\Request;
 use Petrel\Http\RequestHandler;
 use Petrel\Http\Response;
+use Petrel\Socket\Socket;
 use Petrel\Web\Container\Container;
 use Petrel\Web\Container\Scope;
 use Petrel\Web\Error\ErrorRenderer;
@@ -19,11 +20,13 @@ use Petrel\Web\Internal\MiddlewareLink;
 use Petrel\Web\Internal\MiddlewareResolver;
 use Petrel\Web\Internal\RoutingHandler;
 use Petrel\Web\Routing\Internal\RouteTable;
+use Petrel\Web\Routing\Internal\WebSocketAction;
 use Petrel\Web\Routing\Route;
 use Petrel\Web\Routing\RouteError;
 use Petrel\Web\Routing\RouteGroup;
 use Petrel\Web\Routing\Router;
 use Petrel\Web\Routing\UrlGenerator;
+use Petrel\WebSocket\WebSocketOptions;
 use Psr\Container\ContainerInterface;
 use Psr\Http\Server\MiddlewareInterface;
 use Throwable;
@@ -46,8 +49,12 @@ use Throwable;
  * Errors are rendered outermost, so global middleware sees them as exceptions (it may
  * catch them: a custom 404 page, error reporting) and never runs its "after" part for a
  * request that failed. The scope closes when handle() returns: the generator of a streamed
- * response runs later and must not use request-scoped services. HEAD requests run the GET
- * handler; the server drops the body.
+ * response runs later and must not use request-scoped services. An upgrade (a 101 made by
+ * Response::upgrade(), a WebSocket route) is the exception: its scope stays open, and is
+ * the current one in the upgraded connection's coroutine, until the upgrade handler
+ * returns, so a WebSocket handler may use request-scoped services (a session, the user)
+ * for the connection's whole life. HEAD requests run the GET handler; the server drops
+ * the body.
  *
  * See Routing\Router for the matching rules, Internal\ArgumentPlan for what handlers get
  * injected, Internal\ResponseConverter for what they may return.
@@ -131,6 +138,27 @@ final class App implements RequestHandler
     public function any(string $pattern, mixed $handler): Route
     {
         return $this->routes->any($pattern, $handler);
+    }
+
+    /**
+     * A WebSocket endpoint: a GET route whose action answers the opening handshake
+     * (WebSocketServer::upgrade(); 400/426 for a request that is not one) and then runs
+     * $handler on the connection, after global, group and route middleware ran as for any
+     * route (authentication, sessions: a middleware that answers 401 prevents the upgrade;
+     * one that adds a header to the 101 is heard). $handler's parameters are injected like
+     * a route handler's (Request, route placeholders, services…, see Internal\ArgumentPlan)
+     * plus the WebSocket for each parameter typed WebSocket; they are resolved before the
+     * upgrade. The request scope lasts until $handler returns. An exception from $handler
+     * closes the connection with 1011 and goes to the HTTP server's error log (not this
+     * App's: the response was sent long before).
+     *
+     *     $app->websocket('/rooms/{room}', function (WebSocket $ws, string $room, Session $session): void { ... });
+     */
+    public function websocket(string $pattern, Closure $handler, ?WebSocketOptions $options = null): Route
+    {
+        $fixed = [self::class => $this, ContainerInterface::class => $this->container];
+
+        return $this->routes->get($pattern, new WebSocketAction($handler, $options, $this->container, $fixed));
     }
 
     /** @param string|list<string> $methods "*" for any */
@@ -219,13 +247,48 @@ final class App implements RequestHandler
         $scope = new Scope();
         $scope->set(Request::class, $request);
         Context::set(Scope::CONTEXT_KEY, $scope);
+        $upgrade = null;
         try {
-            return $this->pipeline->handle($request);
+            $response = $this->pipeline->handle($request);
+            if ($response->getStatus() === 101 && $response->getUpgradeHandler() !== null) {
+                $upgrade = $this->keepScopeOpen($response, $scope, $request);
+            }
+
+            return $upgrade ?? $response;
         } catch (Throwable $error) {
             return $this->renderError($error, $request);
         } finally {
-            $this->closeScope($scope, $outer, $request);
+            if ($upgrade === null) {
+                $this->closeScope($scope, $outer, $request);
+            } else {
+                $outer === null ? Context::delete(Scope::CONTEXT_KEY) : Context::set(Scope::CONTEXT_KEY, $outer);
+            }
         }
+    }
+
+    /**
+     * The same 101 whose upgrade handler runs in $scope and closes it when it returns:
+     * the handler runs later, in the connection's coroutine, after handle() returned.
+     */
+    private function keepScopeOpen(Response $response, Scope $scope, Request $request): Response
+    {
+        $inner = $response->getUpgradeHandler();
+        \assert($inner !== null);
+        $onUpgrade = function (Socket $socket, string $buffered) use ($inner, $scope, $request): void {
+            $outer = Context::get(Scope::CONTEXT_KEY);
+            Context::set(Scope::CONTEXT_KEY, $scope);
+            try {
+                $inner($socket, $buffered);
+            } finally {
+                $this->closeScope($scope, $outer, $request);
+            }
+        };
+        $upgrade = Response::upgrade($response->getHeaders(), $onUpgrade);
+        foreach ($response->getCookies() as $cookie) {
+            $upgrade = $upgrade->withCookie($cookie);
+        }
+
+        return $upgrade;
     }
 
     /** Closes the request scope; a failing cleanup hook is logged, not turned into a 500. */

@@ -1,0 +1,231 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\WebSocket;
+
+use Petrel\Coroutine\TimeoutException;
+use Petrel\Socket\Socket;
+use Petrel\Socket\SocketException;
+use Petrel\WebSocket\Internal\CloseState;
+use Petrel\WebSocket\Internal\Deflater;
+use Petrel\WebSocket\Internal\FrameEncoder;
+use Petrel\WebSocket\Internal\FrameParser;
+use Petrel\WebSocket\Internal\Opcode;
+use Petrel\WebSocket\Internal\PerMessageDeflate;
+use Petrel\WebSocket\Internal\Receiver;
+use Petrel\WebSocket\Internal\Utf8Validator;
+
+/**
+ * One WebSocket connection (RFC 6455), either side, for use from coroutines.
+ *
+ * A coroutine of its own (Internal\Receiver) reads the socket for the connection's whole
+ * life: it answers pings, handles the close handshake, pings an idle peer, and queues
+ * whole messages for receive() (a few at most: a reader who does not keep up stops the
+ * reading, which is the backpressure TCP passes on to the peer). A peer that breaks the
+ * protocol gets a close frame with the right code (1002, 1007, 1009) and the connection
+ * ends; nothing is thrown at the application: receive() returns null and
+ * getCloseCode()/getCloseReason() say why. send() writes each message whole, in one
+ * socket write, so messages from several coroutines never interleave; it waits while the
+ * socket's send buffer is full.
+ *
+ * @implements \IteratorAggregate<int, Message>
+ */
+final class WebSocket implements \IteratorAggregate
+{
+    private readonly FrameEncoder $encoder;
+    private readonly ?Deflater $deflater;
+    private readonly CloseState $state;
+    private readonly Receiver $receiver;
+
+    /**
+     * @internal made by WebSocketServer and WebSocketClient after the opening handshake
+     * @param string $buffered bytes already read from the socket past the handshake
+     */
+    public function __construct(
+        private readonly Socket $socket,
+        bool $server,
+        private readonly WebSocketOptions $options,
+        private readonly ?PerMessageDeflate $deflate = null,
+        private readonly ?string $subprotocol = null,
+        string $buffered = '',
+    ) {
+        $this->encoder = new FrameEncoder(!$server);
+        $this->deflater = $deflate?->deflater($server);
+        $this->state = new CloseState();
+        $parser = new FrameParser($server, $options->maxMessageSize, $options->maxFrameSize, $deflate?->inflater($server));
+        $this->receiver = new Receiver($socket, $server, $options, $parser, $this->encoder, $this->state, $buffered);
+    }
+
+    /**
+     * The next whole message; null once the connection is closing or closed and every
+     * message received before was returned.
+     *
+     * @throws TimeoutException if $timeout seconds pass without a message
+     */
+    public function receive(?float $timeout = null): ?Message
+    {
+        return $this->receiver->receive($timeout);
+    }
+
+    /** @return \Generator<int, Message> the messages until the connection closes */
+    public function getIterator(): \Generator
+    {
+        while (($message = $this->receive()) !== null) {
+            yield $message;
+        }
+    }
+
+    /**
+     * Sends a text message, or a Message as it is (text or binary: an echo is send($message)).
+     *
+     * @throws ClosedException when the connection is closing or closed
+     * @throws WebSocketError when a text message is not valid UTF-8
+     */
+    public function send(string|Message $message): void
+    {
+        if ($message instanceof Message && $message->binary) {
+            $this->sendBinary($message->data);
+        } else {
+            $this->sendText((string) $message);
+        }
+    }
+
+    /** @throws ClosedException|WebSocketError */
+    public function sendText(string $text): void
+    {
+        if (!Utf8Validator::isValid($text)) {
+            throw new WebSocketError('A text message must be valid UTF-8; send bytes with sendBinary()');
+        }
+        $this->write($this->encodeMessage(Opcode::TEXT, $text));
+    }
+
+    /** @throws ClosedException */
+    public function sendBinary(string $data): void
+    {
+        $this->write($this->encodeMessage(Opcode::BINARY, $data));
+    }
+
+    /**
+     * Sends a ping (the pong is handled, not returned).
+     *
+     * @throws ClosedException|WebSocketError
+     */
+    public function ping(string $payload = ''): void
+    {
+        if (\strlen($payload) > 125) {
+            throw new WebSocketError('A ping payload is at most 125 bytes');
+        }
+        $this->write($this->encoder->frame(Opcode::PING, $payload));
+    }
+
+    /**
+     * Starts the close handshake (if nobody has yet) and waits until it is over: the peer's
+     * close frame came, or the close timeout passed; then the socket is closed. Messages
+     * that arrived before remain for receive(); later ones are dropped. Never throws for a
+     * connection that is already closed.
+     *
+     * @throws WebSocketError for a code that may not be sent or a reason over 123 bytes
+     */
+    public function close(int $code = CloseCode::NORMAL, string $reason = ''): void
+    {
+        if (!CloseCode::isValid($code)) {
+            throw new WebSocketError("Close code {$code} may not be sent");
+        }
+        if (\strlen($reason) > 123 || !Utf8Validator::isValid($reason)) {
+            throw new WebSocketError('A close reason is valid UTF-8 of at most 123 bytes');
+        }
+        if (!$this->state->isClosed()) {
+            $this->state->record($code, $reason, false);
+            $this->state->closeSent = true;
+            $this->receiver->writeControl(Opcode::CLOSE, CloseState::payload($code, $reason));
+        }
+        $this->receiver->stopDelivering();
+        $this->receiver->finish($this->options->closeTimeout);
+    }
+
+    /** True once no more messages can be sent (a close frame went out, or the socket closed). */
+    public function isClosed(): bool
+    {
+        return $this->state->isClosed();
+    }
+
+    /**
+     * Why the connection closed: the code of the close frame that started the closing
+     * (ours or the peer's), 1005 if it had none, 1006 if the connection dropped without
+     * one; the code we failed it with for a protocol violation. null while open.
+     */
+    public function getCloseCode(): ?int
+    {
+        return $this->state->code;
+    }
+
+    public function getCloseReason(): string
+    {
+        return $this->state->reason;
+    }
+
+    /** Whether the peer started the closing (or dropped the connection). */
+    public function isClosedByPeer(): bool
+    {
+        return $this->state->byPeer;
+    }
+
+    /** Whether both close frames were exchanged (a close handshake, not a drop or a failure). */
+    public function wasClean(): bool
+    {
+        return $this->state->closeSent && $this->state->closeReceived;
+    }
+
+    public function getSubprotocol(): ?string
+    {
+        return $this->subprotocol;
+    }
+
+    /** Whether permessage-deflate was negotiated. */
+    public function isCompressed(): bool
+    {
+        return $this->deflate !== null;
+    }
+
+    public function getRemoteAddress(): string
+    {
+        return $this->socket->getRemoteAddress();
+    }
+
+    private function encodeMessage(int $opcode, string $data): string
+    {
+        $compressed = $this->deflater !== null && \strlen($data) >= $this->options->compressionThreshold;
+        if ($compressed) {
+            \assert($this->deflater !== null);
+            $data = $this->deflater->compress($data);
+        }
+        $frameSize = $this->options->outgoingFrameSize;
+        if ($frameSize === null || \strlen($data) <= $frameSize) {
+            return $this->encoder->frame($opcode, $data, true, $compressed);
+        }
+        $chunks = \str_split($data, \max(1, $frameSize));
+        $last = \count($chunks) - 1;
+        $frames = '';
+        foreach ($chunks as $i => $chunk) {
+            $frames .= $this->encoder->frame($i === 0 ? $opcode : Opcode::CONTINUATION, $chunk, $i === $last, $i === 0 && $compressed);
+        }
+
+        return $frames;
+    }
+
+    /** One socket write per message: the socket queues concurrent writers whole, in order. */
+    private function write(string $frames): void
+    {
+        if ($this->state->isClosed()) {
+            throw new ClosedException(\sprintf('The WebSocket is closed (%d %s)', $this->state->code ?? CloseCode::ABNORMAL, $this->state->reason));
+        }
+        try {
+            $this->socket->write($frames);
+        } catch (SocketException $e) {
+            $this->state->record(CloseCode::ABNORMAL, $e->getMessage(), true);
+            $this->socket->close();
+            throw new ClosedException('The WebSocket connection was lost: ' . $e->getMessage(), 0, $e);
+        }
+    }
+}

@@ -1,0 +1,192 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Tests\Integration\WebSocket;
+
+use Petrel\Coroutine\Channel;
+use Petrel\Http\Request;
+use Petrel\Tests\Support\AsyncTestCase;
+use Petrel\Tests\Support\RawHttp;
+use Petrel\WebSocket\ClosedException;
+use Petrel\WebSocket\Message;
+use Petrel\WebSocket\WebSocket;
+use Petrel\WebSocket\WebSocketClient;
+use Petrel\WebSocket\WebSocketOptions;
+use Petrel\WebSocket\WebSocketServer;
+
+use function Petrel\go;
+
+/** The server glue and the client over real sockets, in-process with Petrel\Http\Server. */
+final class WebSocketServerTest extends AsyncTestCase
+{
+    public function testEchoesTextAndBinaryCompressedBothWays(): void
+    {
+        $this->async(static function (): void {
+            $seen = new Channel(1);
+            $echo = static function (WebSocket $ws) use ($seen): void {
+                $seen->push($ws->isCompressed());
+                foreach ($ws as $message) {
+                    $ws->send($message);
+                }
+            };
+            TestServer::run($echo, static function (string $address) use ($seen): void {
+                $ws = WebSocketClient::connect("ws://{$address}/echo");
+                self::assertTrue($ws->isCompressed());
+                self::assertTrue($seen->pop());
+                $big = \str_repeat('κόσμε ', 200_000);
+                $random = \random_bytes(300_000);
+                foreach ([new Message('hello'), new Message(''), new Message($big), new Message($random, true), new Message("\x00\xFF", true)] as $message) {
+                    $ws->send($message);
+                    $back = $ws->receive();
+                    self::assertNotNull($back);
+                    self::assertSame($message->binary, $back->binary);
+                    self::assertSame($message->data, $back->data);
+                }
+                $ws->close();
+                self::assertSame(1000, $ws->getCloseCode());
+                self::assertFalse($ws->isClosedByPeer());
+                self::assertTrue($ws->wasClean());
+                self::assertNull($ws->receive());
+            });
+        });
+    }
+
+    public function testTheServerKnowsTheClientClosedAndWhy(): void
+    {
+        $this->async(static function (): void {
+            $closed = new Channel(1);
+            $handler = static function (WebSocket $ws) use ($closed): void {
+                self::assertNull($ws->receive());
+                $closed->push([$ws->getCloseCode(), $ws->getCloseReason(), $ws->isClosedByPeer(), $ws->wasClean()]);
+            };
+            TestServer::run($handler, static function (string $address) use ($closed): void {
+                $ws = WebSocketClient::connect("ws://{$address}/");
+                $ws->close(4001, 'bye now');
+                self::assertSame([4001, 'bye now', true, true], $closed->pop());
+                self::assertTrue($ws->wasClean());
+            });
+        });
+    }
+
+    public function testTheClientKnowsTheServerClosedAndWhy(): void
+    {
+        $this->async(static function (): void {
+            $handler = static function (WebSocket $ws): void {
+                $ws->send('last words');
+                $ws->close(4000, 'done');
+            };
+            TestServer::run($handler, static function (string $address): void {
+                $ws = WebSocketClient::connect("ws://{$address}/");
+                self::assertSame('last words', $ws->receive()?->data);
+                self::assertNull($ws->receive());
+                self::assertSame(4000, $ws->getCloseCode());
+                self::assertSame('done', $ws->getCloseReason());
+                self::assertTrue($ws->isClosedByPeer());
+                self::assertTrue($ws->wasClean());
+                $ws->close(); // no-op: already closed
+                try {
+                    $ws->send('too late');
+                    self::fail('sent on a closed WebSocket');
+                } catch (ClosedException) {
+                    self::assertTrue($ws->isClosed());
+                }
+            });
+        });
+    }
+
+    public function testConcurrentSendersNeverInterleaveFrames(): void
+    {
+        $this->async(static function (): void {
+            $handler = static function (WebSocket $ws): void {
+                $senders = [];
+                for ($s = 0; $s < 4; $s++) {
+                    $senders[] = go(static function () use ($ws, $s): void {
+                        for ($i = 0; $i < 50; $i++) {
+                            $ws->sendBinary(\str_repeat(\chr(65 + $s), 1 + ($i * 7919 % 200_000)));
+                        }
+                    });
+                }
+                foreach ($senders as $sender) {
+                    $sender->join();
+                }
+                self::assertSame('done?', $ws->receive()?->data);
+            };
+            $options = (new WebSocketOptions())->withOutgoingFrameSize(16_384);
+            TestServer::run($handler, static function (string $address): void {
+                $ws = WebSocketClient::connect("ws://{$address}/");
+                $counts = [];
+                for ($n = 0; $n < 200; $n++) {
+                    $message = $ws->receive();
+                    self::assertNotNull($message);
+                    $char = $message->data[0];
+                    self::assertSame(\str_repeat($char, \strlen($message->data)), $message->data, 'frames of two messages interleaved');
+                    $counts[$char] = ($counts[$char] ?? 0) + 1;
+                }
+                \ksort($counts);
+                self::assertSame(['A' => 50, 'B' => 50, 'C' => 50, 'D' => 50], $counts);
+                $ws->send('done?');
+                self::assertNull($ws->receive());
+                self::assertSame(1000, $ws->getCloseCode());
+            }, $options);
+        });
+    }
+
+    public function testSubprotocolIsChosenByServerPreference(): void
+    {
+        $this->async(static function (): void {
+            $handler = static function (WebSocket $ws): void {
+                $ws->send((string) $ws->getSubprotocol());
+            };
+            $serverOptions = (new WebSocketOptions())->withSubprotocols(['v2.chat', 'v1.chat']);
+            TestServer::run($handler, static function (string $address): void {
+                $ws = WebSocketClient::connect("ws://{$address}/", [], (new WebSocketOptions())->withSubprotocols(['v1.chat', 'v2.chat']));
+                self::assertSame('v2.chat', $ws->getSubprotocol());
+                self::assertSame('v2.chat', $ws->receive()?->data);
+                $ws->close();
+            }, $serverOptions);
+        });
+    }
+
+    public function testABadHandshakeGets400AndAnotherVersion426(): void
+    {
+        $this->async(static function (): void {
+            $handler = static function (WebSocket $ws): void {
+            };
+            TestServer::run($handler, static function (string $address): void {
+                $key = \base64_encode(\random_bytes(16));
+                $good = ['Upgrade' => 'WebSocket', 'Connection' => 'keep-alive, Upgrade', 'Sec-WebSocket-Key' => $key, 'Sec-WebSocket-Version' => '13'];
+                self::assertSame(400, RawHttp::get($address, '/', ['Upgrade' => 'websocket'] + \array_diff_key($good, ['Upgrade' => 1, 'Connection' => 1]))->status);
+                self::assertSame(400, RawHttp::get($address, '/', ['Sec-WebSocket-Key' => 'c2hvcnQ='] + $good)->status);
+                self::assertSame(400, RawHttp::get($address, '/', \array_diff_key($good, ['Sec-WebSocket-Version' => 1]))->status);
+                $old = RawHttp::get($address, '/', ['Sec-WebSocket-Version' => '8'] + $good);
+                self::assertSame(426, $old->status);
+                self::assertSame('13', $old->header('sec-websocket-version'));
+                $post = RawHttp::request($address, "POST / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    . "Sec-WebSocket-Key: {$key}\r\nSec-WebSocket-Version: 13\r\nContent-Length: 0\r\n\r\n");
+                self::assertSame(400, $post->status);
+            });
+        });
+    }
+
+    public function testAHandlerExceptionClosesWith1011AndIsLogged(): void
+    {
+        $this->async(static function (): void {
+            $handler = static function (WebSocket $ws, Request $request): void {
+                throw new \RuntimeException('boom in ' . $request->getPath());
+            };
+            $fixture = TestServer::run($handler, static function (string $address): void {
+                $ws = WebSocketClient::connect("ws://{$address}/x");
+                self::assertNull($ws->receive());
+                self::assertSame(1011, $ws->getCloseCode());
+            });
+            self::assertSame(['RuntimeException: boom in /x'], $fixture->errors);
+        });
+    }
+
+    public function testIsUpgradeRequest(): void
+    {
+        self::assertTrue(WebSocketServer::isUpgradeRequest(Request::create('GET', '/', ['Upgrade' => 'WebSocket'])));
+        self::assertFalse(WebSocketServer::isUpgradeRequest(Request::create('GET', '/')));
+    }
+}
