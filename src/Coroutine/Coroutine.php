@@ -6,6 +6,7 @@ namespace Petrel\Coroutine;
 
 use Closure;
 use Fiber;
+use Petrel\Coroutine\Internal\UnobservedError;
 use Throwable;
 
 /**
@@ -48,18 +49,21 @@ final class Coroutine
     private bool $finished = false;
     private mixed $result = null;
     private ?Throwable $error = null;
-    private bool $observed = false;
+    /** Reports $error if the coroutine is released without join() having seen it. */
+    private ?UnobservedError $unobserved = null;
     /** @var array<int, Suspension> */
     private array $joiners = [];
 
     /**
-     * @internal created by Scheduler::spawn()
+     * @internal created by Scheduler::spawn() and callAsChild() (one per HTTP request):
+     *     $scheduler is not readonly because a readonly property is initialised through
+     *     the engine's slow path
      * @param array<mixed> $args
      * @param array<string, mixed> $context
      */
     public function __construct(
         public readonly int $id,
-        private readonly Scheduler $scheduler,
+        private Scheduler $scheduler,
         private ?Closure $function,
         private array $args,
         array $context,
@@ -97,8 +101,10 @@ final class Coroutine
                 unset($this->joiners[$key]);
             }
         }
-        $this->observed = true;
         if ($this->error !== null) {
+            if ($this->unobserved !== null) {
+                $this->unobserved->observed = true;
+            }
             throw $this->error;
         }
 
@@ -144,6 +150,9 @@ final class Coroutine
                 }
             }
         }
+        if ($this->error !== null) {
+            $this->unobserved = new UnobservedError($this->scheduler, $this->error, $this->id);
+        }
         $this->finished = true;
         $this->context = [];
         $this->expired = [];
@@ -152,13 +161,6 @@ final class Coroutine
                 $joiner->resume();
             }
             $this->joiners = [];
-        }
-    }
-
-    public function __destruct()
-    {
-        if ($this->error !== null && !$this->observed) {
-            $this->scheduler->reportError($this->error, "coroutine #{$this->id}");
         }
     }
 }

@@ -36,9 +36,12 @@ final class Suspension
     /** @internal */
     public ?Throwable $error = null;
 
-    /** @internal created by Scheduler::suspension() */
+    /**
+     * @internal created by Scheduler::suspension(), one per wait: $scheduler is not
+     * readonly because a readonly property is initialised through the engine's slow path.
+     */
     public function __construct(
-        private readonly Scheduler $scheduler,
+        private Scheduler $scheduler,
         public readonly Coroutine $coroutine,
     ) {
     }

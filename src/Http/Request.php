@@ -54,14 +54,16 @@ final class Request
      * @param array<string, list<string>> $trailers chunked trailer fields, lowercase names
      */
     public function __construct(
-        private readonly string $method,
-        private readonly string $target,
-        private readonly string $protocolVersion = '1.1',
-        private readonly array $headers = [],
-        private readonly mixed $body = '',
-        private readonly array $trailers = [],
+        // Not readonly, though never written again: a readonly property is initialised
+        // through the engine's slow path, and the parser makes one Request per request.
+        private string $method,
+        private string $target,
+        private string $protocolVersion = '1.1',
+        private array $headers = [],
+        private mixed $body = '',
+        private array $trailers = [],
         private ?string $remoteAddress = null,
-        private readonly ?HttpLimits $limits = null,
+        private ?HttpLimits $limits = null,
     ) {
         if (!\is_string($body) && !\is_resource($body)) {
             throw new \TypeError('Request body must be a string or a stream resource');

@@ -33,7 +33,7 @@ final class Response
     /** @param array<string, string|int|list<string|int>> $headers */
     public function __construct(int $status = 200, array $headers = [], private string|ResponseBody $body = '')
     {
-        $this->status = self::checkStatus($status);
+        $this->status = $status === 200 ? 200 : self::checkStatus($status);
         foreach ($headers as $name => $value) {
             $key = self::checkName((string) $name);
             $values = self::checkValues($value);
@@ -224,6 +224,18 @@ final class Response
     public function getCookies(): array
     {
         return \array_values($this->cookies);
+    }
+
+    /**
+     * The cookies keyed by name, path and domain, for the encoder: getCookies() without
+     * the copy.
+     *
+     * @internal
+     * @return array<string, Cookie>
+     */
+    public function getCookieMap(): array
+    {
+        return $this->cookies;
     }
 
     public function getBody(): string|ResponseBody

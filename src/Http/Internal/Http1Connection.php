@@ -201,7 +201,8 @@ final class Http1Connection
                 $this->phase = self::BODY;
                 $this->deadline = \hrtime(true) * 1e-9 + $config->bodyTimeout;
             }
-            if ($parser->expectsContinue()) {
+            // Only a head whose body is still to come can expect 100-continue: phase BODY.
+            if ($this->phase === self::BODY && $parser->expectsContinue()) {
                 $this->socket->write(ResponseEncoder::CONTINUE);
                 $parser->continueSent();
             }

@@ -55,13 +55,7 @@ final class ResponseEncoder
         bool $headRequest,
         string $dateHeader,
     ): string {
-        $head = $this->encodeHead($response, $protocolVersion, $keepAlive, $headRequest, $dateHeader);
-        $body = $response->getBody();
-        if (\is_string($body) && !$headRequest && !Status::forbidsBody($response->getStatus())) {
-            return $head . $body;
-        }
-
-        return $head;
+        return $this->build($response, $protocolVersion, $keepAlive, $headRequest, $dateHeader, true);
     }
 
     /** Status line, fields and the empty line. */
@@ -72,9 +66,26 @@ final class ResponseEncoder
         bool $headRequest,
         string $dateHeader,
     ): string {
+        return $this->build($response, $protocolVersion, $keepAlive, $headRequest, $dateHeader, false);
+    }
+
+    /**
+     * Once per response: each part of the response is asked for once, and the common case
+     * (status 200, no Connection field, HTTP/1.1 kept alive) skips the calls that decide
+     * the rare ones.
+     */
+    private function build(
+        Response $response,
+        string $protocolVersion,
+        bool $keepAlive,
+        bool $headRequest,
+        string $dateHeader,
+        bool $withBody,
+    ): string {
         $status = $response->getStatus();
-        $head = self::$statusLines[$status] ??= 'HTTP/1.1 ' . $status . ' ' . Status::reasonPhrase($status) . "\r\n";
         $headers = $response->getHeaderMap();
+        $body = $response->getBody();
+        $head = self::$statusLines[$status] ??= 'HTTP/1.1 ' . $status . ' ' . Status::reasonPhrase($status) . "\r\n";
         if ($this->serverName !== null && !isset($headers['server'])) {
             $head .= 'Server: ' . $this->serverName . "\r\n";
         }
@@ -89,11 +100,11 @@ final class ResponseEncoder
                 $head .= $name . ': ' . $value . "\r\n";
             }
         }
-        foreach ($response->getCookies() as $cookie) {
+        foreach ($response->getCookieMap() as $cookie) {
             $head .= 'Set-Cookie: ' . $cookie->toHeaderValue() . "\r\n";
         }
-        if (!Status::forbidsBody($status)) {
-            $body = $response->getBody();
+        $hasBody = $status === 200 || !Status::forbidsBody($status);
+        if ($hasBody) {
             $length = \is_string($body) ? \strlen($body) : $body->getLength();
             if ($headRequest && $body === '' && isset($headers['content-length'])) {
                 $length = $headers['content-length'][1][0];
@@ -104,13 +115,14 @@ final class ResponseEncoder
                 $head .= "Transfer-Encoding: chunked\r\n";
             }
         }
-        if ($this->requiresClose($response, $protocolVersion, $keepAlive, $headRequest)) {
-            $head .= "Connection: close\r\n";
-        } elseif ($protocolVersion === '1.0') {
-            $head .= "Connection: keep-alive\r\n";
+        if (!$keepAlive || (($protocolVersion !== '1.1' || isset($headers['connection']))
+                && $this->requiresClose($response, $protocolVersion, $keepAlive, $headRequest))) {
+            $head .= "Connection: close\r\n\r\n";
+        } else {
+            $head .= $protocolVersion === '1.0' ? "Connection: keep-alive\r\n\r\n" : "\r\n";
         }
 
-        return $head . "\r\n";
+        return $withBody && $hasBody && !$headRequest && \is_string($body) ? $head . $body : $head;
     }
 
     /** Whether the connection must be closed after this response. */

@@ -44,12 +44,14 @@ final class Readiness
      * Public so that the server reads it without a call; only this class writes it.
      */
     public int $readWaits = 0;
+    private readonly Scheduler $scheduler;
     private readonly Driver $driver;
 
     /** @param resource $stream */
     public function __construct(private readonly mixed $stream)
     {
-        $this->driver = Scheduler::get()->driver;
+        $this->scheduler = Scheduler::get();
+        $this->driver = $this->scheduler->driver;
     }
 
     /**
@@ -68,7 +70,7 @@ final class Readiness
     public function waitReadable(): void
     {
         ++$this->readWaits;
-        $suspension = Scheduler::get()->suspension();
+        $suspension = $this->scheduler->suspension();
         if ($this->readWatcher === null) {
             $this->readWatcher = $this->driver->onReadable($this->stream, function (int $id): void {
                 if ($this->reader !== null) {
@@ -96,7 +98,7 @@ final class Readiness
 
     public function waitWritable(): void
     {
-        $suspension = Scheduler::get()->suspension();
+        $suspension = $this->scheduler->suspension();
         if ($this->writeWatcher === null) {
             $this->writeWatcher = $this->driver->onWritable($this->stream, function (): void {
                 $this->writer?->resume();
