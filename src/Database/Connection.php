@@ -29,6 +29,8 @@ interface Connection
      * @return list<array<string, mixed>>
      * @throws QueryException for server errors (with SQLSTATE and driver code)
      * @throws ConnectionException if the connection is lost (it is then unusable)
+     * @throws DatabaseError for misuse: the connection is busy (another coroutine, an unfinished
+     *                       stream(), a listen()), or a statement this client refuses (COPY … STDIN)
      */
     public function query(string $sql, array $params = []): array;
 
@@ -36,6 +38,9 @@ interface Connection
      * Runs a statement (INSERT, UPDATE, DDL…): affected rows and last insert id.
      *
      * @param array<int|string, mixed> $params
+     * @throws QueryException for server errors
+     * @throws ConnectionException if the connection is lost
+     * @throws DatabaseError for misuse, as query()
      */
     public function execute(string $sql, array $params = []): Result;
 

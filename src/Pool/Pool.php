@@ -33,7 +33,14 @@ final class Pool
     private array $waiters = [];
     /** @var array<int, T> coroutine id (0: main context) => leased connection */
     private array $leases = [];
+    /** @var array<int, true> leases asked for since the last sweep */
+    private array $touched = [];
+    /** @var array<int, true> leases taken with hold() */
+    private array $held = [];
+    /** @var array<int, true> coroutines with $releaseAtEnd deferred */
+    private array $ending = [];
     private ?int $reaper = null;
+    private ?int $sweeper = null;
     private bool $closed = false;
     /** Deferred by lease() in each leasing coroutine; made once, as a closure per lease costs an allocation. */
     private readonly Closure $releaseAtEnd;
@@ -52,7 +59,7 @@ final class Pool
         private readonly ?Closure $healthCheck = null,
         private readonly ?Closure $close = null,
     ) {
-        $this->releaseAtEnd = $this->releaseLease(...);
+        $this->releaseAtEnd = $this->endLease(...);
     }
 
     /**
@@ -128,18 +135,38 @@ final class Pool
     /**
      * The connection bound to the current coroutine: the first call acquires one, later
      * calls in the same coroutine return the same one, and it goes back to the pool when
-     * the coroutine ends. (In the main context, outside any coroutine, it stays bound
-     * until releaseLease() or close().)
+     * the coroutine ends, or before if the coroutine has not called lease() for
+     * leaseIdleTimeout while the connection is usable (idle, in step: for SQL, outside a
+     * transaction); the next call then acquires again. So callers must ask for it each
+     * time rather than keep it. (In the main context, outside any coroutine, it stays bound
+     * until releaseLease(), close() or the idle sweep.)
      *
      * @return T
      */
     public function lease(): object
     {
-        // Every query of a request comes here: the common case is one lookup.
+        // Every query of a request comes here: the common case is one lookup and one store.
         $scheduler = Scheduler::get();
         $coroutine = $scheduler->current();
+        $id = $coroutine->id ?? 0;
+        $this->touched[$id] = true;
 
-        return $this->leases[$coroutine->id ?? 0] ?? $this->leaseNew($scheduler, $coroutine);
+        return $this->leases[$id] ?? $this->leaseNew($scheduler, $coroutine, $id);
+    }
+
+    /**
+     * Like lease(), for a caller that keeps the connection (Database::connection()): the
+     * idle sweep never hands it to another coroutine but closes it, so a holder that comes
+     * back to it later finds it closed (and asks again) instead of sharing it.
+     *
+     * @return T
+     */
+    public function hold(): object
+    {
+        $connection = $this->lease();
+        $this->held[Scheduler::get()->current()->id ?? 0] = true;
+
+        return $connection;
     }
 
     /** Returns the current coroutine's leased connection now (it would be at its end). */
@@ -148,8 +175,19 @@ final class Pool
         $key = $coroutineId ?? (Scheduler::get()->current()->id ?? 0);
         $connection = $this->leases[$key] ?? null;
         if ($connection !== null) {
-            unset($this->leases[$key]);
+            unset($this->leases[$key], $this->held[$key]);
             $this->release($connection);
+        }
+    }
+
+    /** Closes the current coroutine's leased connection (it broke); the next lease() acquires another. */
+    public function discardLease(): void
+    {
+        $key = Scheduler::get()->current()->id ?? 0;
+        $connection = $this->leases[$key] ?? null;
+        if ($connection !== null) {
+            unset($this->leases[$key], $this->held[$key]);
+            $this->discard($connection);
         }
     }
 
@@ -159,15 +197,26 @@ final class Pool
      *
      * @return T
      */
-    private function leaseNew(Scheduler $scheduler, ?Coroutine $coroutine): object
+    private function leaseNew(Scheduler $scheduler, ?Coroutine $coroutine, int $id): object
     {
         $connection = $this->acquire(); // may suspend, but the coroutine stays the same
-        $this->leases[$coroutine->id ?? 0] = $connection;
-        if ($coroutine !== null) {
+        $this->leases[$id] = $connection;
+        if ($coroutine !== null && !isset($this->ending[$id])) {
+            $this->ending[$id] = true; // once per coroutine, however often the sweep took its lease
             $scheduler->defer($this->releaseAtEnd);
+        }
+        if ($this->sweeper === null) {
+            $this->startSweeper();
         }
 
         return $connection;
+    }
+
+    private function endLease(): void
+    {
+        $id = Scheduler::get()->current()->id ?? 0;
+        unset($this->ending[$id], $this->touched[$id]);
+        $this->releaseLease($id);
     }
 
     /**
@@ -207,10 +256,12 @@ final class Pool
             return;
         }
         $this->closed = true;
-        if ($this->reaper !== null) {
-            Scheduler::get()->driver->cancel($this->reaper);
-            $this->reaper = null;
+        foreach ([$this->reaper, $this->sweeper] as $timer) {
+            if ($timer !== null) {
+                Scheduler::get()->driver->cancel($timer);
+            }
         }
+        $this->reaper = $this->sweeper = null;
         foreach ($this->idle as [$connection]) {
             $this->destroy($connection);
         }
@@ -344,5 +395,34 @@ final class Pool
             $this->idle = $keep;
         });
         $driver->unreference($this->reaper);
+    }
+
+    /** Every leaseIdleTimeout while there are leases: takes back those not asked for since the last sweep. */
+    private function startSweeper(): void
+    {
+        $driver = Scheduler::get()->driver;
+        $this->sweeper = $driver->repeat($this->config->leaseIdleTimeout, $this->sweepLeases(...));
+        $driver->unreference($this->sweeper);
+    }
+
+    private function sweepLeases(): void
+    {
+        foreach ($this->leases as $id => $connection) {
+            if (isset($this->touched[$id]) || !$this->usable($connection)) {
+                continue; // in use lately, or busy, in a transaction or broken: its coroutine sorts it out
+            }
+            unset($this->leases[$id]);
+            if (isset($this->held[$id])) {
+                unset($this->held[$id]);
+                $this->discard($connection); // its holder may come back to it: closed, never shared
+            } else {
+                $this->release($connection);
+            }
+        }
+        $this->touched = [];
+        if ($this->leases === [] && $this->sweeper !== null) {
+            Scheduler::get()->driver->cancel($this->sweeper);
+            $this->sweeper = null;
+        }
     }
 }

@@ -20,11 +20,18 @@ final class PoolConfig
         public readonly float $maxLifetime = 3600.0,
         /** A connection idle for longer is health-checked (a round trip) before reuse. */
         public readonly float $healthCheckAfter = 10.0,
+        /**
+         * A coroutine's lease (Pool::lease()) not used for this many seconds goes back to
+         * the pool (at the latest twice this later), if its connection is idle and outside a
+         * transaction: a long-lived coroutine (a consumer loop, a WebSocket connection, a
+         * timer) does not pin a connection while it waits. Its next query leases again.
+         */
+        public readonly float $leaseIdleTimeout = 10.0,
     ) {
         if ($max < 1 || $min < 0 || $min > $max) {
             throw new \InvalidArgumentException("Pool sizes must satisfy 0 <= min <= max and max >= 1 (min {$min}, max {$max})");
         }
-        if ($acquireTimeout <= 0 || $idleTimeout <= 0 || $maxLifetime <= 0 || $healthCheckAfter < 0) {
+        if ($acquireTimeout <= 0 || $idleTimeout <= 0 || $maxLifetime <= 0 || $healthCheckAfter < 0 || $leaseIdleTimeout <= 0) {
             throw new \InvalidArgumentException('Pool timeouts must be positive');
         }
     }

@@ -94,10 +94,37 @@ final class Redis
     /**
      * The current coroutine's own connection, for command sequences that need one
      * connection (WATCH … transaction); returned to the pool when the coroutine ends.
+     *
+     * Call it again for each unit of work rather than keeping it in a long-lived coroutine:
+     * a connection that died meanwhile (server restart, timeout, CLIENT KILL) is replaced by
+     * a healthy one, and one left unused for PoolConfig::leaseIdleTimeout (10 s) outside a
+     * WATCH is closed (never handed to another coroutine), so an idle coroutine does not
+     * pin a pooled connection; the next call gives a new one.
+     *
+     * @throws RedisConnectionException if it died with keys watched (the WATCH is lost: read them again)
      */
     public function connection(): RedisConnection
     {
-        return $this->pool->lease();
+        $connection = $this->pool->hold();
+        if ($connection->isUsable()) {
+            return $connection;
+        }
+        $watching = $connection->isWatching();
+        try {
+            $connection->ping(); // alive after all (watching), or misuse the next call reports
+
+            return $connection;
+        } catch (RedisError) {
+            return $connection;
+        } catch (RedisConnectionException $lost) {
+            $this->pool->discardLease();
+            if ($watching) {
+                throw new RedisConnectionException('The Redis connection of this coroutine died while keys were watched, so the WATCH was lost: '
+                    . "read them again and retry. {$lost->getMessage()}", 0, $lost);
+            }
+        }
+
+        return $this->pool->hold();
     }
 
     /** @return Pool<RedisConnection> */

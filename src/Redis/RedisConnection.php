@@ -5,7 +5,7 @@ declare(strict_types=1);
 namespace Petrel\Redis;
 
 use Closure;
-use Petrel\Coroutine\Scheduler;
+use Petrel\Pool\ExclusiveUse;
 use Petrel\Redis\Internal\BatchReplies;
 use Petrel\Redis\Internal\CommandArgs;
 use Petrel\Redis\Internal\CommandMethods;
@@ -48,8 +48,8 @@ final class RedisConnection
     private const MULTI = "*1\r\n\$5\r\nMULTI\r\n";
     private const EXEC = "*1\r\n\$4\r\nEXEC\r\n";
 
-    /** Id of the coroutine whose call is in flight (0: the main context); null when idle. */
-    private ?int $owner = null;
+    /** Which coroutine has a call in flight, if any. */
+    private readonly ExclusiveUse $use;
     private ?SubscriberLoop $subscription = null;
     private bool $watching = false;
     private readonly int $protocol;
@@ -57,6 +57,11 @@ final class RedisConnection
     private function __construct(private readonly RespStream $stream, private readonly RedisConfig $config)
     {
         $this->protocol = $config->protocol;
+        $endpoint = $stream->endpoint;
+        $this->use = new ExclusiveUse(static fn (string $who): RedisError => new RedisError(
+            "The Redis connection to {$endpoint} is already in use by {$who}: a connection serves one "
+            . 'coroutine at a time; give each coroutine its own connection (use a pool)',
+        ));
     }
 
     /**
@@ -74,6 +79,7 @@ final class RedisConnection
             $reason = (string) \preg_replace('/^Could not connect to \S+: /', '', $e->getMessage());
             throw new RedisConnectionException("Could not connect to Redis at {$config->endpoint()}: {$reason}", 0, $e);
         }
+        $socket->getRemoteAddress(); // cached while connected, for "Write to … failed" after the server went
         $stream = new RespStream($socket, $config->endpoint());
         $left = $config->connectTimeout - (\hrtime(true) - $start) / 1e9;
         Handshake::perform($socket, $stream, $config, \max(0.001, $left));
@@ -124,7 +130,7 @@ final class RedisConnection
         try {
             $replies = $this->stream->requestMany($payload, \count($shapes));
         } finally {
-            $this->owner = null;
+            $this->use->leave();
         }
 
         return BatchReplies::results($replies, $shapes, $this->protocol);
@@ -167,7 +173,7 @@ final class RedisConnection
         try {
             $replies = $this->stream->requestMany(self::MULTI . $payload . self::EXEC, $count + 2);
         } finally {
-            $this->owner = null;
+            $this->use->leave();
             $this->watching = false;
         }
         $exec = $replies[$count + 1];
@@ -238,14 +244,19 @@ final class RedisConnection
      */
     public function unsubscribe(): void
     {
-        $current = Scheduler::get()->currentOrMain()->id;
-        $this->subscription?->stop($current !== $this->owner);
+        $this->subscription?->stop(!$this->use->heldByCaller());
     }
 
     /** Closes the connection; a call in flight on it throws RedisConnectionException. */
     public function close(): void
     {
         $this->stream->close();
+    }
+
+    /** Keys given to watch() are being watched (until the next transaction() or unwatch()). */
+    public function isWatching(): bool
+    {
+        return $this->watching;
     }
 
     public function isClosed(): bool
@@ -261,7 +272,7 @@ final class RedisConnection
      */
     public function isUsable(): bool
     {
-        return $this->owner === null && $this->subscription === null && !$this->watching && $this->stream->isAlive();
+        return !$this->use->busy() && $this->subscription === null && !$this->watching && $this->stream->isAlive();
     }
 
     public function getConfig(): RedisConfig
@@ -280,7 +291,7 @@ final class RedisConnection
         try {
             $reply = $this->stream->request(RespEncoder::encode($command));
         } finally {
-            $this->owner = null;
+            $this->use->leave();
         }
         if ($reply instanceof RedisErrorReply) {
             throw RedisException::fromReply($reply);
@@ -292,17 +303,18 @@ final class RedisConnection
     /** Marks the connection as used by the running coroutine, or says why it cannot be. */
     private function enter(): void
     {
-        if ($this->owner !== null || $this->subscription !== null || !$this->stream->isOpen()) {
+        if ($this->subscription !== null || (!$this->use->busy() && !$this->stream->isOpen())) {
             throw $this->refusal();
         }
-        $this->owner = Scheduler::get()->currentOrMain()->id;
+        $this->use->enter(); // a call in flight in another coroutine: "already in use"
     }
 
     private function checkAvailable(): void
     {
-        if ($this->owner !== null || $this->subscription !== null || !$this->stream->isOpen()) {
+        if ($this->subscription !== null || (!$this->use->busy() && !$this->stream->isOpen())) {
             throw $this->refusal();
         }
+        $this->use->check();
     }
 
     private function refusal(): \Throwable
@@ -314,15 +326,6 @@ final class RedisConnection
                 . 'receiving messages: use another connection for commands, or unsubscribe() first',
             );
         }
-        if ($this->owner !== null) {
-            $who = $this->owner === 0 ? 'the main context' : "coroutine #{$this->owner}";
-
-            return new RedisError(
-                "The Redis connection to {$endpoint} is already in use by {$who}: a connection serves one "
-                . 'coroutine at a time; give each coroutine its own connection (use a pool)',
-            );
-        }
-
         return $this->stream->closedException();
     }
 
@@ -342,7 +345,7 @@ final class RedisConnection
             }
         } finally {
             $this->subscription = null;
-            $this->owner = null;
+            $this->use->leave();
         }
     }
 }

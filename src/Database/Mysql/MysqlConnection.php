@@ -136,7 +136,7 @@ final class MysqlConnection implements Connection
         } catch (QueryException | DatabaseError $e) {
             throw $e;
         } catch (Throwable $e) {
-            throw $this->guard->fail($e);
+            throw $this->fail($e);
         } finally {
             // Abandoned early, this runs in the generator's destructor: no waiting here.
             $this->guard->streaming = false;
@@ -144,10 +144,10 @@ final class MysqlConnection implements Connection
                 try {
                     $this->reader->abandon($decoder);
                 } catch (Throwable $e) {
-                    $this->guard->fail($e);
+                    $this->fail($e);
                 }
             }
-            $this->guard->busy = null;
+            $this->guard->use->leave();
         }
     }
 
@@ -187,7 +187,7 @@ final class MysqlConnection implements Connection
             $result = $work($this);
             $this->commit();
         } catch (Throwable $e) {
-            if ($this->inTransaction() && $this->guard->busy === null) {
+            if ($this->inTransaction() && !$this->guard->use->busy()) {
                 try {
                     $this->rollBack();
                 } catch (Throwable) {
@@ -210,15 +210,15 @@ final class MysqlConnection implements Connection
                 throw new ConnectionException("MySQL at {$this->link->where} failed a ping: {$error->message} ({$error->code})");
             }
         } catch (Throwable $e) {
-            throw $this->guard->fail($e);
+            throw $this->fail($e);
         } finally {
-            $this->guard->busy = null;
+            $this->guard->use->leave();
         }
     }
 
     public function isUsable(): bool
     {
-        if ($this->guard->unusable !== null || $this->guard->busy !== null) {
+        if ($this->guard->unusable !== null || $this->guard->use->busy()) {
             return false;
         }
 
@@ -229,7 +229,7 @@ final class MysqlConnection implements Connection
     /** Says goodbye (COM_QUIT) when idle, then closes the socket. A command in flight in another coroutine fails. */
     public function close(): void
     {
-        if ($this->guard->unusable === null && $this->guard->busy === null) {
+        if ($this->guard->unusable === null && !$this->guard->use->busy()) {
             try {
                 $this->link->socket->write(PacketFramer::frame(Command::quit(), 0));
             } catch (Throwable) {
@@ -317,9 +317,9 @@ final class MysqlConnection implements Connection
         } catch (QueryException | DatabaseError $e) {
             throw $e;
         } catch (Throwable $e) {
-            throw $this->guard->fail($e);
+            throw $this->fail($e);
         } finally {
-            $this->guard->busy = null;
+            $this->guard->use->leave();
         }
     }
 
@@ -352,9 +352,15 @@ final class MysqlConnection implements Connection
             try {
                 $this->reader->catchUp();
             } catch (Throwable $e) {
-                $this->guard->busy = null;
-                throw $this->guard->fail($e);
+                $this->guard->use->leave();
+                throw $this->fail($e);
             }
         }
+    }
+
+    /** Guard::fail(), telling it whether a transaction was open (and so is lost). */
+    private function fail(Throwable $e): Throwable
+    {
+        return $this->guard->fail($e, $this->reader->inTransaction());
     }
 }

@@ -7,11 +7,11 @@ namespace Petrel\Database\Pgsql;
 use Petrel\Database\DatabaseError;
 use Petrel\Database\Pgsql\Internal\Exchange;
 use Petrel\Database\Pgsql\Internal\Link;
-use Petrel\Database\Pgsql\Internal\Owner;
 use Petrel\Database\Pgsql\Internal\ParsedSql;
 use Petrel\Database\Pgsql\Internal\RowDecoder;
 use Petrel\Database\Result;
 use Petrel\Database\Statement;
+use Petrel\Pool\ExclusiveUse;
 use PgSql\Result as PgResult;
 
 /**
@@ -27,7 +27,7 @@ final class PgsqlStatement implements Statement
     /** @internal created by PgsqlConnection::prepare() */
     public function __construct(
         private readonly Exchange $exchange,
-        private readonly Owner $owner,
+        private readonly ExclusiveUse $owner,
         private readonly string $name,
         private readonly ParsedSql $parsed,
         private readonly string $sql,

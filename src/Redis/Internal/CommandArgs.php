@@ -128,4 +128,53 @@ final class CommandArgs
 
         return $args;
     }
+
+    /**
+     * @param array<array-key, string|int|float> $fields
+     * @return list<string|int|float>
+     */
+    public static function xadd(string $key, string $id, array $fields, int $maxLen, bool $approximate): array
+    {
+        if ($fields === []) {
+            throw new \ValueError('xadd() needs at least one field');
+        }
+        $args = ['XADD', $key];
+        if ($maxLen > 0) {
+            \array_push($args, 'MAXLEN', $approximate ? '~' : '=', $maxLen);
+        }
+        $args[] = $id;
+        foreach ($fields as $field => $value) {
+            $args[] = (string) $field;
+            $args[] = $value;
+        }
+
+        return $args;
+    }
+
+    /**
+     * @param array<array-key, string|int|float> $streams key => id
+     * @return list<string|int|float>
+     */
+    public static function xreadgroup(string $group, string $consumer, array $streams, ?int $count, ?int $block): array
+    {
+        if ($streams === []) {
+            throw new \ValueError('xreadgroup() needs at least one stream');
+        }
+        $args = ['XREADGROUP', 'GROUP', $group, $consumer];
+        if ($count !== null) {
+            \array_push($args, 'COUNT', $count);
+        }
+        if ($block !== null) {
+            \array_push($args, 'BLOCK', $block);
+        }
+        $args[] = 'STREAMS';
+        foreach (\array_keys($streams) as $key) {
+            $args[] = (string) $key;
+        }
+        foreach ($streams as $id) {
+            $args[] = $id;
+        }
+
+        return $args;
+    }
 }

@@ -6,8 +6,10 @@ namespace Petrel\Redis\Internal;
 
 /**
  * The typed convenience methods of {@see \Petrel\Redis\RedisConnection}, one per Redis
- * command, each a thin layer over call(). {@see \Petrel\Redis\RedisPipeline} has the same
- * methods, queueing instead (tests/Unit/Redis/PipelineInStepTest keeps the two in step).
+ * command, each a thin layer over call(). {@see \Petrel\Redis\RedisPipeline}'s queueing
+ * twins are generated from these by PipelineSource: after a change here, run
+ * `php -r 'require "vendor/autoload.php"; Petrel\Redis\Internal\PipelineSource::write();'`
+ * (tests/Unit/Redis/PipelineInStepTest fails until then).
  *
  * Values are binary safe: strings go out byte for byte; ints and floats as their decimal
  * text. Array results keyed by field or member (hgetall, zrange with scores) follow PHP's
@@ -76,6 +78,12 @@ trait CommandMethods
     public function incrBy(string $key, int $increment): int
     {
         return $this->call(['INCRBY', $key, $increment]);
+    }
+
+    /** INCRBYFLOAT: the value after the increment, as a float (the server answers with text). */
+    public function incrByFloat(string $key, float $increment): float
+    {
+        return $this->call(['INCRBYFLOAT', $key, $increment], ReplyShape::Float);
     }
 
     /** DECR: the value after the decrement. */
@@ -273,6 +281,58 @@ trait CommandMethods
     public function zrem(string $key, string|int|float $member, string|int|float ...$members): int
     {
         return $this->call(['ZREM', $key, $member, ...$members]);
+    }
+
+    /**
+     * XADD: appends an entry (field => value) to a stream and returns its id; $id '*' lets
+     * the server choose. $maxLen > 0 trims the stream to that many entries (MAXLEN, "~" with
+     * $approximate: cheaper, at least that many are kept).
+     *
+     * @param array<array-key, string|int|float> $fields
+     */
+    public function xadd(string $key, string $id, array $fields, int $maxLen = 0, bool $approximate = false): string
+    {
+        return $this->call(CommandArgs::xadd($key, $id, $fields, $maxLen, $approximate));
+    }
+
+    /**
+     * XRANGE: the entries between two ids ("-" and "+": the ends), as id => [field => value],
+     * oldest first; [] when there are none.
+     *
+     * @return array<string, array<array-key, string>>
+     */
+    public function xrange(string $key, string $start = '-', string $end = '+', ?int $count = null): array
+    {
+        $command = ['XRANGE', $key, $start, $end];
+        if ($count !== null) {
+            \array_push($command, 'COUNT', $count);
+        }
+
+        return $this->call($command, ReplyShape::StreamEntries);
+    }
+
+    /**
+     * XREADGROUP: reads as $consumer of $group from each stream key => id (">" for entries
+     * never delivered to the group, an id for this consumer's pending ones). Waits up to
+     * $block milliseconds (0: indefinitely) when given, and nothing is there. Returns
+     * stream => [id => [field => value]], as phpredis does, and [] when nothing was read.
+     *
+     * @param array<string, string> $streams
+     * @return array<array-key, array<string, array<array-key, string>>>
+     */
+    public function xreadgroup(string $group, string $consumer, array $streams, ?int $count = null, ?int $block = null): array
+    {
+        return $this->call(CommandArgs::xreadgroup($group, $consumer, $streams, $count, $block), ReplyShape::Streams);
+    }
+
+    /**
+     * XACK: marks entries of a stream as processed by $group; how many were pending.
+     *
+     * @param array<string> $ids
+     */
+    public function xack(string $key, string $group, array $ids): int
+    {
+        return $this->call(['XACK', $key, $group, ...\array_values($ids)]);
     }
 
     /** PUBLISH: how many subscribers received the message. */

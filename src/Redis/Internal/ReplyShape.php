@@ -29,6 +29,12 @@ enum ReplyShape
     case Scores;
     /** A score as a string (RESP2) or a double (RESP3), or null → ?float (ZSCORE). */
     case Score;
+    /** A number as text (or a RESP3 double) → float (INCRBYFLOAT). */
+    case Float;
+    /** [[id, [field, value, …]], …] → [id => [field => value]] (XRANGE); null → []. */
+    case StreamEntries;
+    /** [[stream, entries], …] (RESP2) or a map (RESP3) → [stream => [id => [field => value]]] (XREADGROUP); null → []. */
+    case Streams;
 
     public function convert(mixed $reply, int $protocol): mixed
     {
@@ -47,6 +53,12 @@ enum ReplyShape
                 return \is_array($reply) ? self::scores($reply) : $reply;
             case self::Score:
                 return \is_string($reply) ? self::score($reply) : $reply;
+            case self::Float:
+                return \is_string($reply) ? self::score($reply) : (\is_int($reply) ? (float) $reply : $reply);
+            case self::StreamEntries:
+                return \is_array($reply) ? self::entries($reply) : [];
+            case self::Streams:
+                return \is_array($reply) ? self::streams($reply, $protocol) : [];
         }
     }
 
@@ -89,6 +101,47 @@ enum ReplyShape
         }
 
         return $scores;
+    }
+
+    /**
+     * @param array<mixed> $reply
+     * @return array<string, array<int|string, mixed>>
+     */
+    private static function entries(array $reply): array
+    {
+        $entries = [];
+        foreach ($reply as $entry) {
+            if (\is_array($entry) && \count($entry) === 2) {
+                [$id, $fields] = \array_values($entry);
+                $entries[(string) (\is_scalar($id) ? $id : '')] = \is_array($fields) ? self::pairs($fields) : [];
+            }
+        }
+
+        return $entries;
+    }
+
+    /**
+     * @param array<mixed> $reply
+     * @return array<int|string, array<string, array<int|string, mixed>>>
+     */
+    private static function streams(array $reply, int $protocol): array
+    {
+        $streams = [];
+        if ($protocol === 3 && !\array_is_list($reply)) {
+            foreach ($reply as $stream => $entries) {
+                $streams[$stream] = \is_array($entries) ? self::entries($entries) : [];
+            }
+
+            return $streams;
+        }
+        foreach ($reply as $pair) {
+            if (\is_array($pair) && \count($pair) === 2) {
+                [$stream, $entries] = \array_values($pair);
+                $streams[self::key($stream)] = \is_array($entries) ? self::entries($entries) : [];
+            }
+        }
+
+        return $streams;
     }
 
     private static function score(string $text): float

@@ -6,6 +6,7 @@ namespace Petrel\Web\Session;
 
 use Petrel\Pool\Pool;
 use Petrel\Pool\PoolConfig;
+use Petrel\Redis\Redis;
 use Petrel\Redis\RedisConfig;
 use Petrel\Redis\RedisConnection;
 
@@ -15,9 +16,11 @@ use Petrel\Redis\RedisConnection;
  * decoded with json_decode, never unserialize(), so a tampered value cannot instantiate
  * objects; an undecodable value reads as no session.
  *
- * A RedisConnection serves one coroutine at a time, so the store takes a pool of them:
+ * The store talks through the Redis facade (each command borrows a pooled connection for
+ * its round trip), the app's own or one of its own:
  *
- *     $store = RedisStore::fromConfig(RedisConfig::fromEnv());
+ *     $store = new RedisStore($redis);                          // shares the app's Redis
+ *     $store = RedisStore::fromConfig(RedisConfig::fromEnv());  // a pool of its own
  *
  * Redis failures (server down, pool exhausted) are thrown as they are (RedisFailure,
  * PoolException): the request fails rather than silently running without its session.
@@ -26,9 +29,8 @@ final class RedisStore implements SessionStore
 {
     public const DEFAULT_PREFIX = 'petrel:session:';
 
-    /** @param Pool<RedisConnection> $pool */
     public function __construct(
-        private readonly Pool $pool,
+        private readonly Redis $redis,
         private readonly string $prefix = self::DEFAULT_PREFIX,
     ) {
     }
@@ -39,24 +41,12 @@ final class RedisStore implements SessionStore
         string $prefix = self::DEFAULT_PREFIX,
         PoolConfig $poolConfig = new PoolConfig(),
     ): self {
-        /** @var Pool<RedisConnection> $pool */
-        $pool = new Pool(
-            'sessions',
-            static fn (): RedisConnection => RedisConnection::connect($config),
-            $poolConfig,
-            isUsable: static fn (RedisConnection $redis): bool => $redis->isUsable(),
-            healthCheck: static fn (RedisConnection $redis): string => $redis->ping(),
-            close: static function (RedisConnection $redis): void {
-                $redis->close();
-            },
-        );
-
-        return new self($pool, $prefix);
+        return new self(new Redis($config, $poolConfig), $prefix);
     }
 
     public function read(string $id): ?array
     {
-        $json = $this->pool->use(fn (RedisConnection $redis): ?string => $redis->get($this->prefix . $id));
+        $json = $this->redis->get($this->prefix . $id);
         if ($json === null) {
             return null;
         }
@@ -73,21 +63,22 @@ final class RedisStore implements SessionStore
     public function write(string $id, array $data, int $ttl): void
     {
         $json = \json_encode($data, \JSON_THROW_ON_ERROR | \JSON_UNESCAPED_UNICODE | \JSON_UNESCAPED_SLASHES | \JSON_PRESERVE_ZERO_FRACTION);
-        $this->pool->use(fn (RedisConnection $redis): bool => $redis->set($this->prefix . $id, $json, \max(1, $ttl)));
+        $this->redis->set($this->prefix . $id, $json, \max(1, $ttl));
     }
 
     public function destroy(string $id): void
     {
-        $this->pool->use(fn (RedisConnection $redis): int => $redis->del($this->prefix . $id));
+        $this->redis->del($this->prefix . $id);
     }
 
     /**
-     * The pool, to close it when the worker stops.
+     * The Redis pool, to close it when the worker stops (shared with the app when the store
+     * was given the app's Redis).
      *
      * @return Pool<RedisConnection>
      */
     public function pool(): Pool
     {
-        return $this->pool;
+        return $this->redis->pool();
     }
 }

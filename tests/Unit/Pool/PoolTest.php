@@ -217,6 +217,75 @@ final class PoolTest extends AsyncTestCase
         });
     }
 
+    public function testAnIdleLeaseGoesBackWhileItsCoroutineLivesAndALeaseInUseStays(): void
+    {
+        $this->async(function (): void {
+            $pool = $this->pool(new PoolConfig(max: 2, leaseIdleTimeout: 0.05));
+            $idle = go(function () use ($pool): array {
+                $first = $pool->lease();
+                $this->waitFor(static fn (): bool => $pool->stats()['idle'] === 1);
+
+                return [$first, $pool->lease()]; // asks again: gets one (the same, idle in the pool)
+            });
+            $busy = go(function () use ($pool): int {
+                $mine = $pool->lease();
+                $mine->usable = false; // e.g. inside a transaction: never taken back
+                sleep(0.3);
+                $mine->usable = true;
+
+                return $mine->id;
+            });
+            [$first, $again] = $idle->join();
+            self::assertSame($first, $again);
+            self::assertSame(2, $busy->join());
+            self::assertSame([], $this->closed);
+            self::assertSame(2, $this->opened);
+        });
+    }
+
+    public function testAnIdleHeldConnectionIsClosedNotShared(): void
+    {
+        $this->async(function (): void {
+            $pool = $this->pool(new PoolConfig(max: 1, leaseIdleTimeout: 0.05));
+            $held = go(fn (): \stdClass => $this->holdUntilClosed($pool))->join();
+            self::assertSame([$held], $this->closed);
+            self::assertNotSame($held, $pool->acquire(), 'a new one: the holder may still use the old one');
+        });
+    }
+
+    public function testDiscardLeaseClosesTheConnectionAndTheNextLeaseIsNew(): void
+    {
+        $this->async(function (): void {
+            $pool = $this->pool();
+            go(function () use ($pool): void {
+                $first = $pool->lease();
+                $pool->discardLease();
+                self::assertSame([$first], $this->closed);
+                self::assertNotSame($first, $pool->lease());
+            })->join();
+            self::assertSame(['name' => 'test', 'size' => 1, 'idle' => 1, 'busy' => 0, 'waiting' => 0, 'max' => 2], $pool->stats());
+        });
+    }
+
+    /** @param Pool<\stdClass> $pool */
+    private function holdUntilClosed(Pool $pool): \stdClass
+    {
+        $held = $pool->hold();
+        $this->waitFor(fn (): bool => \in_array($held, $this->closed, true));
+
+        return $held;
+    }
+
+    /** Waits (bounded, generously) for $condition. */
+    private function waitFor(\Closure $condition): void
+    {
+        $deadline = \microtime(true) + 10;
+        while (!$condition()) {
+            self::assertLessThan($deadline, \microtime(true), 'timed out waiting');
+            sleep(0.01);
+        }
+    }
+
     public function testConnectFailureFreesTheSlot(): void
     {
         $this->async(function (): void {

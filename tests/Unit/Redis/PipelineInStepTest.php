@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Petrel\Tests\Unit\Redis;
 
 use Petrel\Redis\Internal\CommandMethods;
+use Petrel\Redis\Internal\PipelineSource;
 use Petrel\Redis\Internal\ReplyShape;
 use Petrel\Redis\Internal\RespEncoder;
 use Petrel\Redis\RedisPipeline;
@@ -12,10 +13,11 @@ use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
 /**
- * RedisConnection's typed command methods (the CommandMethods trait) and RedisPipeline's
- * queueing twins are two hand-written lists. This keeps them in step: the same methods
- * with the same parameters, and for sample arguments the same command bytes and the same
- * reply conversion — so a pipeline result is what the connection's method would return.
+ * RedisConnection's typed command methods (the CommandMethods trait) are written once;
+ * RedisPipeline's queueing twins are generated from them (Internal\PipelineSource). This
+ * checks the generated code is up to date, and that the twins behave alike: the same
+ * methods with the same parameters, and for sample arguments the same command bytes and
+ * the same reply conversion — so a pipeline result is what the connection's method would return.
  */
 final class PipelineInStepTest extends TestCase
 {
@@ -25,6 +27,15 @@ final class PipelineInStepTest extends TestCase
         foreach ((new \ReflectionClass(CommandMethods::class))->getMethods(\ReflectionMethod::IS_PUBLIC) as $method) {
             yield $method->getName() => [$method->getName()];
         }
+    }
+
+    public function testThePipelinesMethodsAreGeneratedFromTheCurrentCommandMethods(): void
+    {
+        self::assertSame(
+            PipelineSource::methods(),
+            PipelineSource::current(),
+            'RedisPipeline.php is out of date: php -r \'require "vendor/autoload.php"; Petrel\Redis\Internal\PipelineSource::write();\'',
+        );
     }
 
     public function testThePipelineHasExactlyTheConnectionsCommandMethods(): void
@@ -108,7 +119,7 @@ final class PipelineInStepTest extends TestCase
     {
         $type = $parameter->getType();
         $names = $type instanceof \ReflectionUnionType
-            ? \array_map(static fn (\ReflectionNamedType $t): string => $t->getName(), $type->getTypes())
+            ? \array_map(static fn (\ReflectionType $t): string => $t instanceof \ReflectionNamedType ? $t->getName() : (string) $t, $type->getTypes())
             : [$type instanceof \ReflectionNamedType ? $type->getName() : 'string'];
 
         return match (true) {

@@ -15,7 +15,8 @@ use Petrel\Database\Mysql\ProtocolException;
  * LONG take 4, YEAR 2), IEEE floats of 4 or 8 bytes, temporal values as a length byte
  * (0/4/7/11 for dates, 0/8/12 for TIME) and fields, everything else length-encoded strings.
  * Temporal values come back as strings formatted as the text protocol has them
- * ('Y-m-d', 'Y-m-d H:i:s[.ffffff]', '[-]HH:MM:SS[.ffffff]').
+ * ('Y-m-d', 'Y-m-d H:i:s[.ffffff]', '[-]HH:MM:SS[.ffffff]'); BIT (big-endian bytes in both
+ * protocols) as an int, see BitValue.
  */
 final class BinaryRowDecoder implements RowDecoder
 {
@@ -33,6 +34,7 @@ final class BinaryRowDecoder implements RowDecoder
     private const DATE = 11;
     private const DATETIME = 12;
     private const TIME = 13;
+    private const BIT = 14;
 
     /** @var list<string> */
     private readonly array $names;
@@ -68,6 +70,7 @@ final class BinaryRowDecoder implements RowDecoder
                 ColumnType::DATETIME, ColumnType::TIMESTAMP, ColumnType::DATETIME2,
                 ColumnType::TIMESTAMP2 => self::DATETIME,
                 ColumnType::TIME, ColumnType::TIME2 => self::TIME,
+                ColumnType::BIT => self::BIT,
                 default => self::STRING,
             };
         }
@@ -106,6 +109,7 @@ final class BinaryRowDecoder implements RowDecoder
             }
             switch ($kind) {
                 case self::STRING:
+                case self::BIT:
                     $length = \ord($payload[$o]);
                     if ($length < 0xFB) {
                         ++$o;
@@ -114,7 +118,8 @@ final class BinaryRowDecoder implements RowDecoder
                         $length = $reader->lenencLength();
                         $o = $reader->offset();
                     }
-                    $row[$names[$i]] = (string) substr($payload, $o, $length);
+                    $value = (string) substr($payload, $o, $length);
+                    $row[$names[$i]] = $kind === self::STRING ? $value : BitValue::decode($value);
                     $o += $length;
                     break;
                 case self::INT64:

@@ -41,6 +41,9 @@ final class Connector
             $reason = (string) \preg_replace('/^Could not connect to \S+: /', '', $e->getMessage());
             throw new ConnectionException("Could not connect to MySQL at {$where}: {$reason}", 0, $e);
         }
+        // Read (and cached) while connected: StreamSocket asks the OS only when a write
+        // fails, and a peer that has gone has no name any more ("Write to  failed").
+        $socket->getRemoteAddress();
         $link = new Link($socket, $where);
         $driver = Scheduler::get()->driver;
         $timedOut = false;

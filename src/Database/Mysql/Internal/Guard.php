@@ -6,11 +6,11 @@ namespace Petrel\Database\Mysql\Internal;
 
 use Petrel\Coroutine\CancelledException;
 use Petrel\Coroutine\Coroutine;
-use Petrel\Coroutine\Scheduler;
 use Petrel\Database\ConnectionException;
 use Petrel\Database\DatabaseConfig;
 use Petrel\Database\DatabaseError;
 use Petrel\Database\Mysql\ProtocolException;
+use Petrel\Pool\ExclusiveUse;
 use Petrel\Socket\SocketException;
 use Throwable;
 
@@ -18,7 +18,7 @@ use Throwable;
  * Who may use a MySQL connection, and whether it is still in step with the server.
  *
  * One command at a time: enter() claims the connection for the running coroutine (a second
- * one gets a DatabaseError naming the first), leave() frees it. A failure mid-command
+ * one gets a DatabaseError naming the first), use->leave() frees it. A failure mid-command
  * (fail()) leaves the protocol out of step: the socket is closed and the connection stays
  * unusable, with the reason kept for later calls; a command cut short by a deadline or a
  * cancellation also gets its statement killed on the server (QueryKiller).
@@ -27,15 +27,14 @@ use Throwable;
  */
 final class Guard
 {
-    /** Id of the coroutine running a command (0 = the main context), null when free. */
-    public ?int $busy = null;
+    /** Which coroutine is running a command, if any. */
+    public readonly ExclusiveUse $use;
     /** A stream() is being iterated. */
     public bool $streaming = false;
     /** Why the connection cannot be used any more; null while it can. */
     public ?string $unusable = null;
     /** The coroutine sending KILL QUERY after an interrupted command, if any. */
     public ?Coroutine $killer = null;
-    private readonly Scheduler $scheduler;
 
     public function __construct(
         private readonly Link $link,
@@ -43,24 +42,25 @@ final class Guard
         private readonly int $threadId,
         private readonly bool $killOnCancel,
     ) {
-        $this->scheduler = Scheduler::get();
+        $this->use = new ExclusiveUse($this->conflict(...));
     }
 
     /** @throws DatabaseError when busy; ConnectionException when unusable */
     public function enter(): void
     {
-        if ($this->busy !== null || $this->unusable !== null) {
-            $this->refuse();
+        if ($this->unusable !== null) {
+            throw new ConnectionException("The MySQL connection to {$this->link->where} is unusable: {$this->unusable}");
         }
-        $this->busy = $this->scheduler->currentOrMain()->id;
+        $this->use->enter();
     }
 
     /**
      * Marks the connection unusable after a failure mid-command, closes the socket, and
      * returns what to throw: deadlines and cancellations as they are, lost connections and
-     * protocol errors as ConnectionException.
+     * protocol errors as ConnectionException, saying so when a transaction was open (the
+     * server rolls it back).
      */
-    public function fail(Throwable $e): Throwable
+    public function fail(Throwable $e, bool $inTransaction = false): Throwable
     {
         if ($e instanceof SocketException || $e instanceof ProtocolException) {
             $what = $e instanceof ProtocolException ? 'protocol error: ' : '';
@@ -68,6 +68,9 @@ final class Guard
         }
         if ($this->unusable !== null) {
             return $e;
+        }
+        if ($inTransaction && $e instanceof ConnectionException) {
+            $e = new ConnectionException($e->getMessage() . '; the transaction open on it was lost (the server rolls it back)', 0, $e, true);
         }
         $this->unusable = $e instanceof CancelledException
             ? "a command was interrupted ({$e->getMessage()}), leaving the protocol out of step"
@@ -84,18 +87,12 @@ final class Guard
         return $e;
     }
 
-    private function refuse(): never
+    private function conflict(string $who, bool $caller): DatabaseError
     {
-        if ($this->unusable !== null) {
-            throw new ConnectionException("The MySQL connection to {$this->link->where} is unusable: {$this->unusable}");
+        if ($caller && $this->streaming) {
+            return new DatabaseError('MySQL connection is busy: this coroutine is iterating a stream() on it; finish or abandon the iteration first');
         }
-        if ($this->streaming && $this->busy === $this->scheduler->currentOrMain()->id) {
-            throw new DatabaseError('MySQL connection is busy: this coroutine is iterating a stream() on it; finish or abandon the iteration first');
-        }
-        throw new DatabaseError(\sprintf(
-            'MySQL connection already in use by coroutine #%d%s; use a Pool',
-            $this->busy,
-            $this->streaming ? ' (iterating a stream())' : '',
-        ));
+
+        return new DatabaseError("MySQL connection already in use by {$who}" . ($this->streaming ? ' (iterating a stream())' : '') . '; use a Pool');
     }
 }

@@ -6,6 +6,7 @@ namespace Petrel\Database\Mysql\Internal;
 
 use Petrel\Database\DatabaseError;
 use Petrel\Database\Internal\ParameterValue;
+use Petrel\Database\Internal\StatementCache;
 
 /**
  * Server-side prepared statements for queries with parameters: prepares each SQL text once
@@ -18,6 +19,7 @@ use Petrel\Database\Internal\ParameterValue;
  */
 final class StatementPreparer
 {
+    /** @var StatementCache<PreparedStatement> */
     private readonly StatementCache $cache;
 
     public function __construct(private readonly Link $link, private readonly int $capabilities, int $capacity)

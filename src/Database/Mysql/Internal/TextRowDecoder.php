@@ -10,10 +10,10 @@ use Petrel\Database\Mysql\ProtocolException;
  * Decodes text-protocol rows (COM_QUERY results) into associative arrays.
  *
  * Each value is a length-encoded string, or 0xFB for NULL. Integer types (TINY, SHORT,
- * INT24, LONG, LONGLONG, YEAR) become int, except BIGINT UNSIGNED values above
- * PHP_INT_MAX which stay decimal strings; FLOAT and DOUBLE become float; everything else
- * (DECIMAL exactly, BIT raw, temporal types as the server formats them, text, binary)
- * stays a string. With duplicate column names the last value wins, as with
+ * INT24, LONG, LONGLONG, YEAR) and BIT become int, except BIGINT UNSIGNED and BIT(64)
+ * values above PHP_INT_MAX which stay decimal strings; FLOAT and DOUBLE become float;
+ * everything else (DECIMAL exactly, temporal types as the server formats them, text,
+ * binary) stays a string. With duplicate column names the last value wins, as with
  * PDO::FETCH_ASSOC.
  */
 final class TextRowDecoder implements RowDecoder
@@ -22,6 +22,7 @@ final class TextRowDecoder implements RowDecoder
     private const INT = 1;
     private const FLOAT = 2;
     private const UNSIGNED_BIGINT = 3;
+    private const BIT = 4;
 
     /** @var list<string> */
     private readonly array $names;
@@ -40,6 +41,7 @@ final class TextRowDecoder implements RowDecoder
                 ColumnType::YEAR => self::INT,
                 ColumnType::LONGLONG => $column->isUnsigned() ? self::UNSIGNED_BIGINT : self::INT,
                 ColumnType::FLOAT, ColumnType::DOUBLE => self::FLOAT,
+                ColumnType::BIT => self::BIT,
                 default => self::STRING,
             };
         }
@@ -83,6 +85,8 @@ final class TextRowDecoder implements RowDecoder
                 $row[$name] = (int) $value;
             } elseif ($kind === self::FLOAT) {
                 $row[$name] = (float) $value;
+            } elseif ($kind === self::BIT) {
+                $row[$name] = BitValue::decode($value);
             } else {
                 $row[$name] = \strlen($value) < 19 ? (int) $value : self::unsignedBigint($value);
             }

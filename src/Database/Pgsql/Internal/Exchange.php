@@ -174,7 +174,8 @@ final class Exchange
             $this->link->abort('a command was interrupted by ' . $e::class . ' (' . $e->getMessage() . ')');
             throw $e;
         }
-        if ($this->orphans !== [] && \pg_transaction_status($handle) === \PGSQL_TRANSACTION_IDLE) {
+        $this->link->transaction = \pg_transaction_status($handle);
+        if ($this->orphans !== [] && $this->link->transaction === \PGSQL_TRANSACTION_IDLE) {
             foreach ($this->orphans as $statement) {
                 $this->queue[] = "DEALLOCATE {$statement}";
             }
@@ -289,7 +290,7 @@ final class Exchange
                 $handle = $this->link->handle();
                 if ($this->unflushed && ($flushed = @\pg_flush($handle)) !== true) {
                     if ($flushed === false) {
-                        $this->link->lost(\pg_last_error($handle));
+                        $this->link->lost(\pg_last_error($handle), false);
                     }
 
                     return;
@@ -300,7 +301,7 @@ final class Exchange
                     $done = \pg_get_result($handle) === false;
                 }
                 if (\pg_connection_status($handle) === \PGSQL_CONNECTION_BAD) {
-                    $this->link->lost(\pg_last_error($handle));
+                    $this->link->lost(\pg_last_error($handle), false);
                 } elseif ($done) {
                     \pg_last_notice($handle, \PGSQL_NOTICE_CLEAR);
                     $this->pending = false;

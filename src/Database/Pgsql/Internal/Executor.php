@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Petrel\Database\Pgsql\Internal;
 
+use Petrel\Database\DatabaseError;
+use Petrel\Database\Internal\StatementCache;
 use Petrel\Database\QueryException;
 use PgSql\Result as PgResult;
 
@@ -17,8 +19,14 @@ use PgSql\Result as PgResult;
  */
 final class Executor
 {
-    private int $sequence = 0;
+    /** SQL seen this many times without being prepared is forgotten all at once (a bound on memory). */
+    private const SEEN_LIMIT = 4096;
 
+    private int $sequence = 0;
+    /** @var array<string, true> SQL run once, not prepared yet */
+    private array $seen = [];
+
+    /** @param StatementCache<string>|null $cache statement names by SQL */
     public function __construct(private readonly Exchange $exchange, private readonly ?StatementCache $cache)
     {
     }
@@ -32,11 +40,11 @@ final class Executor
     public function run(ParsedSql $parsed, array $values, string $sql): PgResult
     {
         if ($this->cache !== null && $parsed->preparable && \count($values) === $parsed->count) {
-            $name = $this->cache->lookup($sql);
-            if ($name === null && $this->cache->wantsPrepared($sql)) {
+            $name = $this->cache->get($sql);
+            if ($name === null && $this->secondRun($sql)) {
                 $name = $this->name('petrel_q');
                 $this->exchange->prepare($name, $parsed->sql, $sql);
-                $evicted = $this->cache->add($sql, $name);
+                $evicted = $this->cache->put($sql, $name);
                 if ($evicted !== null) {
                     $this->exchange->forget($evicted);
                 }
@@ -50,9 +58,43 @@ final class Executor
             }
         }
 
+        if (!$parsed->preparable && \stripos($parsed->sql, 'copy') !== false) {
+            self::refuseCopy($parsed->sql);
+        }
+
         return $values === []
             ? $this->exchange->query($parsed->sql, $sql)
             : $this->exchange->queryParams($parsed->sql, $values, $sql);
+    }
+
+    /** True the second time $sql runs: time to prepare it (one-off SQL never is). */
+    private function secondRun(string $sql): bool
+    {
+        if (isset($this->seen[$sql])) {
+            unset($this->seen[$sql]);
+
+            return true;
+        }
+        if (\count($this->seen) >= self::SEEN_LIMIT) {
+            $this->seen = [];
+        }
+        $this->seen[$sql] = true;
+
+        return false;
+    }
+
+    /**
+     * COPY … FROM STDIN / TO STDOUT would put the connection in a copy mode this client
+     * cannot drive: refused before it is sent, so the connection stays usable.
+     */
+    private static function refuseCopy(string $sql): void
+    {
+        if (\preg_match('/(?:^|;)\s*COPY\b[^;]*\b(?:FROM\s+STDIN|TO\s+STDOUT)\b/i', $sql) === 1) {
+            throw new DatabaseError(
+                'COPY … FROM STDIN and COPY … TO STDOUT are not supported by this client (nothing was sent; '
+                . 'the connection is still usable): use INSERT … VALUES with many rows, or COPY with a server-side file',
+            );
+        }
     }
 
     /**

@@ -22,6 +22,10 @@ final class Link
     private ?PgConnection $handle;
     private ?PgSocket $socket;
     private ?string $failure = null;
+    /** The transaction status after the last command (Exchange keeps it up to date). */
+    public int $transaction = \PGSQL_TRANSACTION_IDLE;
+    /** Lost inside a transaction, and no exception has said so yet. */
+    private bool $transactionLostUnreported = false;
 
     private function __construct(public readonly string $where, private readonly ?string $password, string $conninfo, float $timeout)
     {
@@ -56,6 +60,12 @@ final class Link
         return $this->socket !== null && $this->socket->isWaiting();
     }
 
+    /** Wakes a coroutine waiting on the socket, as if it were ready (Listener::stop()). */
+    public function wake(): void
+    {
+        $this->socket?->wake();
+    }
+
     /**
      * Whether the server is still there, without a round trip: reads what it sent unprompted.
      * One that hung up (terminate, restart) left a FATAL message and EOF: the first read may
@@ -69,12 +79,11 @@ final class Link
         }
         for ($read = 0; $read < 2; $read++) {
             if (!\pg_consume_input($handle) || \pg_connection_status($handle) !== \PGSQL_CONNECTION_OK) {
-                $this->lost(\pg_last_error($handle));
+                $this->lost(\pg_last_error($handle), false);
 
                 return false;
             }
         }
-
         return true;
     }
 
@@ -123,18 +132,38 @@ final class Link
         \pg_close($handle);
     }
 
-    /** Aborts with "lost" and returns the exception to throw. */
-    public function lost(string $message): ConnectionException
+    /**
+     * Aborts with "lost" and returns the exception to throw ($thrown: false when nobody
+     * will see it, so a lost transaction is told by the next exception instead).
+     */
+    public function lost(string $message, bool $thrown = true): ConnectionException
     {
         $message = Failure::clean($message, $this->password);
+        $inTransaction = $this->handle !== null && $this->failure === null && $this->transaction !== \PGSQL_TRANSACTION_IDLE;
+        if ($inTransaction) {
+            $message .= '; the transaction open on it was lost (the server rolls it back)';
+            $this->transactionLostUnreported = true;
+        }
         $this->abort("the connection was lost ({$message})");
+        $e = new ConnectionException("PostgreSQL connection to {$this->where} lost: {$message}");
 
-        return new ConnectionException("PostgreSQL connection to {$this->where} lost: {$message}");
+        return $thrown ? $this->report($e) : $e;
     }
 
     public function unusable(): ConnectionException
     {
-        return new ConnectionException("PostgreSQL connection to {$this->where} is unusable: " . ($this->failure ?? 'it is closed'));
+        return $this->report(new ConnectionException("PostgreSQL connection to {$this->where} is unusable: " . ($this->failure ?? 'it is closed')));
+    }
+
+    /** $e, flagged transactionLost if it is the first to tell of a lost transaction. */
+    private function report(ConnectionException $e): ConnectionException
+    {
+        if (!$this->transactionLostUnreported) {
+            return $e;
+        }
+        $this->transactionLostUnreported = false;
+
+        return new ConnectionException($e->getMessage(), 0, null, true);
     }
 
     public function __destruct()

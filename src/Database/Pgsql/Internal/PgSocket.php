@@ -64,6 +64,18 @@ final class PgSocket
         $suspension?->throw($error);
     }
 
+    /** Wakes the coroutine in wait(), if any, as if the socket were ready. */
+    public function wake(): void
+    {
+        if ($this->watcher !== null) {
+            Scheduler::get()->driver->cancel($this->watcher);
+            $this->watcher = null;
+        }
+        $suspension = $this->suspension;
+        $this->suspension = null;
+        $suspension?->resume();
+    }
+
     /** Switches libpq's nonblocking mode on (ext-pgsql passes this flag straight to PQsetnonblocking()). */
     public function nonblocking(): void
     {

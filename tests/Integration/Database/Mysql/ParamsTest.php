@@ -5,8 +5,8 @@ declare(strict_types=1);
 namespace Petrel\Tests\Integration\Database\Mysql;
 
 use Petrel\Database\DatabaseError;
+use Petrel\Database\Internal\StatementCache;
 use Petrel\Database\Mysql\Internal\Placeholders;
-use Petrel\Database\Mysql\Internal\StatementCache;
 use Petrel\Database\Mysql\Internal\StatementPreparer;
 use Petrel\Database\Mysql\MysqlConnection;
 use Petrel\Database\Mysql\MysqlStatement;

@@ -62,6 +62,7 @@ final class TypesTest extends MysqlTestCase
     {
         return ['id' => $id] + \array_replace(self::values(), [
             'flag' => 1, // BOOL is TINYINT(1)
+            'bits' => 0xA5, // BIT reads back as an integer
             'dtt' => '2024-02-29 13:14:15.123456',
         ]);
     }
@@ -104,6 +105,29 @@ final class TypesTest extends MysqlTestCase
             ];
             self::assertSame([$expected], $db->query($sql));
             self::assertSame([$expected], $db->query($sql . ' FROM DUAL WHERE ? = 1', [1]));
+        });
+    }
+
+    /** BIT(n) reads back as an int (b'0' is 0, falsy), as decimal digits above PHP_INT_MAX. */
+    public function testBitColumnsAreIntegersInBothProtocols(): void
+    {
+        $table = $this->table('bits');
+        $this->async(function () use ($table): void {
+            $db = $this->connect();
+            $db->execute("CREATE TABLE {$table} (id INT PRIMARY KEY, b1 BIT(1), b7 BIT(7), b17 BIT(17), b64 BIT(64))");
+            $db->execute("INSERT INTO {$table} VALUES (1, b'0', b'0000101', b'10000000000000001', b'0')");
+            $db->execute("INSERT INTO {$table} VALUES (2, b'1', b'1111111', 0, 18446744073709551615)");
+            $db->execute("INSERT INTO {$table} VALUES (3, ?, ?, ?, ?)", [1, 127, 65537, \PHP_INT_MAX]);
+            $db->execute("INSERT INTO {$table} VALUES (4, NULL, NULL, NULL, 9223372036854775808)");
+            $expected = [
+                ['id' => 1, 'b1' => 0, 'b7' => 5, 'b17' => 65537, 'b64' => 0],
+                ['id' => 2, 'b1' => 1, 'b7' => 127, 'b17' => 0, 'b64' => '18446744073709551615'],
+                ['id' => 3, 'b1' => 1, 'b7' => 127, 'b17' => 65537, 'b64' => \PHP_INT_MAX],
+                ['id' => 4, 'b1' => null, 'b7' => null, 'b17' => null, 'b64' => '9223372036854775808'],
+            ];
+            self::assertSame($expected, $db->query("SELECT * FROM {$table} ORDER BY id"), 'text protocol');
+            self::assertSame($expected, $db->query("SELECT * FROM {$table} WHERE id > ? ORDER BY id", [0]), 'binary protocol');
+            self::assertSame(0, $db->query("SELECT b1 FROM {$table} WHERE id = 1")[0]['b1']);
         });
     }
 

@@ -10,8 +10,8 @@ use Petrel\Database\ConnectionException;
 use Petrel\Database\DatabaseError;
 use Petrel\Database\Pgsql\Internal\Exchange;
 use Petrel\Database\Pgsql\Internal\Link;
-use Petrel\Database\Pgsql\Internal\Owner;
 use Petrel\Database\Pgsql\PgsqlConnection;
+use Petrel\Pool\ExclusiveUse;
 use PHPUnit\Framework\Attributes\CoversClass;
 
 use function Petrel\go;
@@ -22,7 +22,7 @@ use function Petrel\timeout;
 #[CoversClass(PgsqlConnection::class)]
 #[CoversClass(Exchange::class)]
 #[CoversClass(Link::class)]
-#[CoversClass(Owner::class)]
+#[CoversClass(ExclusiveUse::class)]
 final class ConcurrencyTest extends PgsqlTestCase
 {
     public function testASecondCoroutineGetsADatabaseError(): void

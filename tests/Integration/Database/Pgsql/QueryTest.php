@@ -289,7 +289,7 @@ final class QueryTest extends PgsqlTestCase
         \pg_close($handle);
     }
 
-    public function testCopyFromStdinIsRefused(): void
+    public function testCopyFromStdinIsRefusedAndTheConnectionStaysUsable(): void
     {
         $table = $this->table('copy');
         $this->async(function () use ($table): void {
@@ -301,7 +301,24 @@ final class QueryTest extends PgsqlTestCase
             } catch (DatabaseError $e) {
                 self::assertStringContainsString('not supported', $e->getMessage());
             }
-            self::assertFalse($db->isUsable());
+            self::assertTrue($db->isUsable());
+            self::assertSame([['n' => 0]], $db->query("SELECT count(*) AS n FROM {$table}"));
+        });
+    }
+
+    /** One the pre-check cannot see (after a leading comment) is refused by the server's answer, closing the connection. */
+    public function testCopyHiddenBehindACommentIsStillRefused(): void
+    {
+        $table = $this->table('copy');
+        $this->async(function () use ($table): void {
+            $db = $this->connect();
+            $db->execute("CREATE TABLE {$table} (v int)");
+            try {
+                $db->execute("/* bulk */ COPY {$table} TO STDOUT");
+                self::fail('COPY TO STDOUT accepted');
+            } catch (DatabaseError $e) {
+                self::assertStringContainsString('not supported', $e->getMessage());
+            }
         });
     }
 }

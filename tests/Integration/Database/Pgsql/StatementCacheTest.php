@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Petrel\Tests\Integration\Database\Pgsql;
 
-use Petrel\Database\Pgsql\Internal\StatementCache;
+use Petrel\Database\Internal\StatementCache;
 use Petrel\Database\Pgsql\PgsqlConnection;
 use Petrel\Database\QueryException;
 use PHPUnit\Framework\Attributes\CoversClass;

@@ -2,25 +2,28 @@
 
 declare(strict_types=1);
 
-namespace Petrel\Database\Mysql\Internal;
+namespace Petrel\Database\Internal;
 
 /**
- * The prepared statements of one connection, by SQL text, least recently used first. Past
- * the capacity, put() hands back the statement it dropped, for the caller to close on the
- * server (each one holds server memory, and max_prepared_stmt_count is global).
+ * The server-side prepared statements of one connection, by SQL text, least recently used
+ * first: what the MySQL and PostgreSQL clients both keep (a statement object, a statement
+ * name). get() counts as a use; past the capacity, put() hands back the statement it
+ * dropped, for the caller to free on the server (each holds server memory).
  *
  * @internal
+ * @template T
  */
 final class StatementCache
 {
-    /** @var array<string, PreparedStatement> */
+    /** @var array<string, T> */
     private array $entries = [];
 
     public function __construct(public readonly int $capacity)
     {
     }
 
-    public function get(string $sql): ?PreparedStatement
+    /** @return T|null */
+    public function get(string $sql): mixed
     {
         $statement = $this->entries[$sql] ?? null;
         if ($statement !== null && \array_key_last($this->entries) !== $sql) {
@@ -31,8 +34,11 @@ final class StatementCache
         return $statement;
     }
 
-    /** @return PreparedStatement|null the statement evicted to make room */
-    public function put(string $sql, PreparedStatement $statement): ?PreparedStatement
+    /**
+     * @param T $statement
+     * @return T|null the statement evicted to make room
+     */
+    public function put(string $sql, mixed $statement): mixed
     {
         $evicted = null;
         if (\count($this->entries) >= $this->capacity) {
@@ -47,7 +53,16 @@ final class StatementCache
         return $evicted;
     }
 
-    /** @return list<PreparedStatement> everything, removed from the cache */
+    /** @return T|null the statement that was cached for $sql */
+    public function remove(string $sql): mixed
+    {
+        $statement = $this->entries[$sql] ?? null;
+        unset($this->entries[$sql]);
+
+        return $statement;
+    }
+
+    /** @return list<T> everything, removed from the cache */
     public function clear(): array
     {
         $all = \array_values($this->entries);
