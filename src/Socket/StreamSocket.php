@@ -302,7 +302,7 @@ final class StreamSocket implements Socket
     private function failWrite(): never
     {
         $reason = \error_get_last()['message'] ?? 'unknown error';
-        $remote = $this->getRemoteAddress();
+        $remote = $this->getRemoteAddress() ?: 'the peer (gone; its address is unknown)';
         $this->close();
         throw new SocketException("Write to {$remote} failed: {$reason}");
     }

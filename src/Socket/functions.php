@@ -51,13 +51,16 @@ function connect(string $address, ConnectOptions $options = new ConnectOptions()
         $scheduler->driver->cancel($watcher);
         $scheduler->driver->cancel($timer);
     }
-    if (@\stream_socket_get_name($stream, true) === false) {
+    $remote = @\stream_socket_get_name($stream, true);
+    if ($remote === false) {
         $reason = connectError($stream);
         \fclose($stream);
         throw new ConnectException("Could not connect to {$address}: {$reason}");
     }
 
-    $socket = new StreamSocket($stream);
+    // The peer's name is kept now: once the peer is gone, the kernel no longer tells it,
+    // and errors ("Write to … failed") must still say who it was.
+    $socket = new StreamSocket($stream, $remote);
     if ($tls !== null) {
         // The handshake shares the connect timeout: a TLS client talking to a plain-text
         // port would otherwise wait forever for a ServerHello.
