@@ -22,9 +22,12 @@ final class Machine
         \preg_match('/^MemTotal:\s+(\d+) kB/m', $meminfo, $memory);
         $release = (string) @\file_get_contents('/etc/os-release');
         \preg_match('/^PRETTY_NAME="?([^"\n]+)"?/m', $release, $os);
-        $jit = \getenv('PETREL_NO_JIT') !== false
-            ? 'opcache and JIT off (PETREL_NO_JIT is set)'
-            : 'opcache.enable_cli=1 opcache.jit=tracing opcache.jit_buffer_size=64M (set by bin/petrel start)';
+        $jitMode = \getenv('PETREL_JIT') ?: 'off';
+        $jit = match (true) {
+            \getenv('PETREL_NO_JIT') !== false => 'opcache and JIT off (PETREL_NO_JIT is set)',
+            $jitMode === 'off' => 'opcache.enable_cli=1 opcache.jit=disable (set by bin/petrel start)',
+            default => "opcache.enable_cli=1 opcache.jit={$jitMode} opcache.jit_buffer_size=64M (PETREL_JIT, set by bin/petrel start)",
+        };
 
         return \array_filter([
             'cpu' => \trim($model[1] ?? 'unknown'),

@@ -16,13 +16,15 @@ use Petrel\Bench\Workspace;
  */
 final class Launcher
 {
-    /** php-fpm runs its scripts the way a tuned production php-fpm would. */
+    /**
+     * php-fpm runs its scripts the way a tuned production php-fpm would, with the JIT off
+     * like Petrel's default (bin/petrel explains why).
+     */
     public const FPM_INI = [
         'opcache.enable' => '1',
         'opcache.validate_timestamps' => '0',
         'opcache.max_accelerated_files' => '20000',
-        'opcache.jit' => 'tracing',
-        'opcache.jit_buffer_size' => '64M',
+        'opcache.jit' => 'disable',
         'display_errors' => '0',
         'log_errors' => '1',
     ];
@@ -34,8 +36,8 @@ final class Launcher
     }
 
     /**
-     * bin/petrel start APP in the foreground (it re-execs itself with opcache and the
-     * tracing JIT, as users run it).
+     * bin/petrel start APP in the foreground (it re-execs itself with opcache on, as users
+     * run it).
      *
      * @param array<string, string|null> $env changes to this process's environment (null removes)
      */
