@@ -24,7 +24,7 @@ final class Response
     /** @var array<string, Cookie> keyed by name, path and domain */
     private array $cookies = [];
 
-    /** @var (\Closure(\Petrel\Socket\Socket, string): void)|null see upgrade() */
+    /** @var (\Closure(\Petrel\Socket\Socket, string, UpgradeContext): void)|null see upgrade() */
     private ?\Closure $upgradeHandler = null;
 
     /** @var array<string, string> header names already found valid => lowercase */
@@ -91,15 +91,16 @@ final class Response
 
     /**
      * 101 Switching Protocols: once its head is written, the connection leaves HTTP and
-     * $onUpgrade($socket, $buffered) runs in the connection's coroutine with the socket and
-     * the bytes the client sent past the request ('' normally). The handler owns the
+     * $onUpgrade($socket, $buffered, $context) runs in the connection's coroutine with the
+     * socket, the bytes the client sent past the request ('' normally) and an
+     * UpgradeContext that says when the server begins a graceful stop. The handler owns the
      * connection's timeouts; the connection is closed when it returns or throws (a throw
      * is logged like a handler error). Only for HTTP/1.1 requests: a 101 on HTTP/1.0 is
      * answered 500. $headers must name the protocol (Upgrade); "Connection: Upgrade" is
      * added when absent.
      *
      * @param array<string, string|int|list<string|int>> $headers
-     * @param \Closure(\Petrel\Socket\Socket, string): void $onUpgrade
+     * @param \Closure(\Petrel\Socket\Socket, string, UpgradeContext): void $onUpgrade
      */
     public static function upgrade(array $headers, \Closure $onUpgrade): self
     {
@@ -112,7 +113,7 @@ final class Response
         return $response;
     }
 
-    /** @return (\Closure(\Petrel\Socket\Socket, string): void)|null set by upgrade() */
+    /** @return (\Closure(\Petrel\Socket\Socket, string, UpgradeContext): void)|null set by upgrade() */
     public function getUpgradeHandler(): ?\Closure
     {
         return $this->upgradeHandler;

@@ -10,6 +10,7 @@ use Petrel\Http\HttpException;
 use Petrel\Http\Request;
 use Petrel\Http\RequestHandler;
 use Petrel\Http\Response;
+use Petrel\Http\UpgradeContext;
 use Petrel\Socket\Socket;
 use Petrel\Web\Container\Container;
 use Petrel\Web\Container\Scope;
@@ -274,11 +275,11 @@ final class App implements RequestHandler
     {
         $inner = $response->getUpgradeHandler();
         \assert($inner !== null);
-        $onUpgrade = function (Socket $socket, string $buffered) use ($inner, $scope, $request): void {
+        $onUpgrade = function (Socket $socket, string $buffered, UpgradeContext $context) use ($inner, $scope, $request): void {
             $outer = Context::get(Scope::CONTEXT_KEY);
             Context::set(Scope::CONTEXT_KEY, $scope);
             try {
-                $inner($socket, $buffered);
+                $inner($socket, $buffered, $context);
             } finally {
                 $this->closeScope($scope, $outer, $request);
             }

@@ -7,9 +7,12 @@ namespace Petrel\WebSocket;
 use Closure;
 use Petrel\Http\Request;
 use Petrel\Http\Response;
+use Petrel\Http\UpgradeContext;
 use Petrel\Socket\Socket;
 use Petrel\WebSocket\Internal\Handshake;
 use Petrel\WebSocket\Internal\PerMessageDeflate;
+
+use function Petrel\go;
 
 /**
  * The server side of the opening handshake, called from an ordinary request handler so
@@ -39,7 +42,8 @@ final class WebSocketServer
      * request that is not a valid handshake. When the handler returns, the connection is
      * closed with 1000 (if it is still open); if it throws, with 1011, and the exception
      * goes on to the server's log — except a ClosedException from sending to a peer that
-     * had just closed, which is how connections end.
+     * had just closed, which is how connections end. When the server begins a graceful
+     * stop, the connection is closed with 1001 (its handler's receive() returns null).
      *
      * @param Closure(WebSocket, Request): void $handler
      */
@@ -54,7 +58,7 @@ final class WebSocketServer
 
         return Response::upgrade(
             $headers,
-            static fn (Socket $socket, string $buffered) => self::serve($socket, $buffered, $request, $handler, $options, $deflate, $protocol),
+            static fn (Socket $socket, string $buffered, ?UpgradeContext $context = null) => self::serve($socket, $buffered, $request, $handler, $options, $deflate, $protocol, $context),
         );
     }
 
@@ -72,8 +76,18 @@ final class WebSocketServer
         WebSocketOptions $options,
         ?PerMessageDeflate $deflate = null,
         ?string $subprotocol = null,
+        ?UpgradeContext $context = null,
     ): void {
         $ws = new WebSocket($socket, true, $options, $deflate, $subprotocol, $buffered);
+        // A graceful stop closes with 1001 and the close handshake, within the drain
+        // timeout, instead of the abort at its end; the handler's receive() then ends.
+        $context?->onStop(static function () use ($ws): void {
+            go(static function () use ($ws): void {
+                if (!$ws->isClosed()) {
+                    $ws->close(CloseCode::GOING_AWAY, 'Server stopping');
+                }
+            });
+        });
         try {
             $handler($ws, $request);
         } catch (ClosedException) {

@@ -11,6 +11,7 @@ use Petrel\Http\Request;
 use Petrel\Http\Response;
 use Petrel\Http\Server;
 use Petrel\Http\ServerConfig;
+use Petrel\Http\UpgradeContext;
 use Petrel\Socket\SocketException;
 
 use function Petrel\sleep;
@@ -54,6 +55,8 @@ final class Http1Connection
     private int $phase = self::IDLE;
     private int $served = 0;
     private bool $aborted = false;
+    /** Set once the connection is upgraded: how its handler hears of a stop. */
+    private ?UpgradeContext $upgrade = null;
     /** The client may still be sending: close by lingering. */
     private bool $linger = false;
     private readonly int $maxRequests;
@@ -137,7 +140,7 @@ final class Http1Connection
      * Graceful stop: a connection waiting for its next request gets $grace seconds, so a
      * request already on its way is still answered (with Connection: close) instead of
      * racing an abrupt close; the sweeper closes it after that. A lingering one closes now.
-     * Busy and upgraded connections are left alone.
+     * An upgraded one's handler is told (UpgradeContext::onStop()); busy ones are left alone.
      */
     public function closeWhenIdleFor(float $grace): void
     {
@@ -145,6 +148,8 @@ final class Http1Connection
             $this->deadline = \min($this->deadline, \hrtime(true) * 1e-9 + $grace);
         } elseif ($this->phase === self::LINGERING) {
             $this->socket->close();
+        } elseif ($this->phase === self::UPGRADED) {
+            $this->upgrade?->stop();
         }
     }
 
@@ -288,8 +293,12 @@ final class Http1Connection
         $this->accessLog?->log($request, $response);
         $this->phase = self::UPGRADED;
         $this->deadline = \INF;
+        $this->upgrade = new UpgradeContext();
+        if ($this->host->isStopping()) {
+            $this->upgrade->stop();
+        }
         try {
-            $handler($this->socket, $parser->takeBuffered());
+            $handler($this->socket, $parser->takeBuffered(), $this->upgrade);
         } catch (\Throwable $error) {
             if (!$this->aborted) {
                 $this->host->logError($error, $request);

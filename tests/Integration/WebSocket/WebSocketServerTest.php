@@ -69,6 +69,34 @@ final class WebSocketServerTest extends AsyncTestCase
         });
     }
 
+    public function testAGracefulStopClosesOpenWebSocketsWith1001(): void
+    {
+        $this->async(static function (): void {
+            $handlerSaw = new Channel(1);
+            $listener = \Petrel\Socket\listen('127.0.0.1:0');
+            $server = new \Petrel\Http\Server(new \Petrel\Http\ClosureHandler(
+                static fn (Request $request) => WebSocketServer::upgrade($request, static function (WebSocket $ws) use ($handlerSaw): void {
+                    foreach ($ws as $message) {
+                        $ws->send($message);
+                    }
+                    $handlerSaw->push([$ws->getCloseCode(), $ws->isClosedByPeer()]);
+                }),
+            ));
+            $serving = go($server->serve(...), $listener, 30.0);
+            $ws = WebSocketClient::connect("ws://{$listener->getAddress()}/");
+            $ws->send('still here');
+            self::assertSame('still here', $ws->receive()?->data);
+
+            $server->stop();
+            self::assertNull($ws->receive(), 'the server closed the connection');
+            self::assertSame(1001, $ws->getCloseCode());
+            self::assertSame('Server stopping', $ws->getCloseReason());
+            self::assertTrue($ws->wasClean(), 'a close handshake, not the abort at the end of the drain timeout');
+            self::assertSame([1001, false], $handlerSaw->pop(), "the handler's loop ended");
+            $serving->join(); // returns without waiting out the 30 s drain timeout
+        });
+    }
+
     public function testTheClientKnowsTheServerClosedAndWhy(): void
     {
         $this->async(static function (): void {
