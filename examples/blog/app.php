@@ -7,8 +7,9 @@
 //   GET /users/new        sign-up form          POST /users          validation, CSRF
 //   GET /api/users/{id}   JSON
 // DATABASE_URL picks the database (sqlite:///path, mysql://…, pgsql://…; default
-// examples/blog/var/blog.sqlite), created and seeded on first start. REDIS_URL, when set,
-// keeps sessions in Redis (needed with several workers). BLOG_* overrides config.php.
+// examples/blog/var/blog.sqlite), created and seeded on first start. Sessions (CSRF tokens,
+// flash messages) are files in var/sessions that every worker shares, or Redis when
+// REDIS_URL is set (shared between machines too). BLOG_* overrides config.php.
 declare(strict_types=1);
 
 require_once __DIR__ . '/autoload.php';

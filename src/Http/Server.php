@@ -26,7 +26,7 @@ use function Petrel\sleep;
  * the handler and writes the responses.
  *
  * Timeouts are enforced by one sweeper timer per server rather than a timer per read: each
- * connection keeps a deadline, and the sweeper closes those past it (once a second).
+ * connection keeps a deadline, and the sweeper closes those past it (twice a second: SWEEP_INTERVAL).
  */
 final class Server implements ConnectionHost
 {

@@ -69,7 +69,7 @@ final class RedisPipeline implements \Countable
         return $this->add(['GET', $key]);
     }
 
-    /** Queues SET; result: bool. */
+    /** Queues SET; result: bool (true if the value was set, false if the nx/xx condition was not met). */
     public function set(
         string $key,
         string|int|float $value,
@@ -156,7 +156,7 @@ final class RedisPipeline implements \Countable
         return $this->add(['KEYS', $pattern]);
     }
 
-    /** Queues SCAN; result: array{string, list<string>}. */
+    /** Queues SCAN; result: array{string, list<string>} (the next cursor and a batch of keys). */
     public function scan(string|int $cursor = 0, ?string $match = null, ?int $count = null, ?string $type = null): self
     {
         return $this->add(CommandArgs::scan($cursor, $match, $count, $type));

@@ -17,7 +17,7 @@ use Petrel\Web\Container\Scope;
 use Petrel\Web\Error\ErrorRenderer;
 use Petrel\Web\Error\HttpError;
 use Petrel\Web\Internal\FallbackContainer;
-use Petrel\Web\Internal\MiddlewareLink;
+use Petrel\Web\Internal\ErrorBoundary;
 use Petrel\Web\Internal\MiddlewareResolver;
 use Petrel\Web\Internal\RoutingHandler;
 use Petrel\Web\Routing\Internal\RouteTable;
@@ -41,21 +41,26 @@ use Throwable;
  * A request goes: global middleware → routing → group middleware (outer group first) →
  * route middleware → handler, and the response back out the same way. Around it all,
  * handle() opens the request scope (Petrel\Web\Container\Scope in Context, holding the
- * Request) and closes it when the response is returned, and turns exceptions into error
- * responses (ErrorRenderer, HTML or JSON by Accept): an HttpError keeps its status, a
+ * Request) and closes it when the response is returned. Exceptions become error responses
+ * (ErrorRenderer, HTML or JSON by Accept): an HttpError keeps its status, a
  * Petrel\Http\HttpException (a malformed form body, say) too, routing gives 404/405 (with
  * Allow)/400, anything else is a 500 with details only when $debug, reported to the error
  * logger (STDERR by default).
  *
- * Errors are rendered outermost, so global middleware sees them as exceptions (it may
- * catch them: a custom 404 page, error reporting) and never runs its "after" part for a
- * request that failed. The scope closes when handle() returns: the generator of a streamed
- * response runs later and must not use request-scoped services. An upgrade (a 101 made by
- * Response::upgrade(), a WebSocket route) is the exception: its scope stays open, and is
- * the current one in the upgraded connection's coroutine, until the upgrade handler
- * returns, so a WebSocket handler may use request-scoped services (a session, the user)
- * for the connection's whole life. HEAD requests run the GET handler; the server drops
- * the body.
+ * Global middleware wraps routing and errors: what the rest of the pipeline throws (a 404,
+ * a 405, a handler's exception, an inner global middleware's) is rendered before it reaches
+ * a global middleware, whose $next therefore always returns a response and whose "after"
+ * part runs on error responses too — headers it adds (a request id, CORS, security
+ * headers) are on every response. The exception stays available to it as
+ * Error\RenderedError::of($response) (report it, or answer a page of its own). Group and
+ * route middleware see exceptions as exceptions.
+ *
+ * The scope closes when handle() returns: the generator of a streamed response runs later
+ * and must not use request-scoped services. An upgrade (a 101 made by Response::upgrade(),
+ * a WebSocket route) is the exception: its scope stays open, and is the current one in the
+ * upgraded connection's coroutine, until the upgrade handler returns, so a WebSocket
+ * handler may use request-scoped services (a session, the user) for the connection's whole
+ * life. HEAD requests run the GET handler; the server drops the body.
  *
  * See Routing\Router for the matching rules, Internal\ArgumentPlan for what handlers get
  * injected, Internal\ResponseConverter for what they may return.
@@ -180,9 +185,11 @@ final class App implements RequestHandler
     }
 
     /**
-     * Global middleware, run for every request (404s and 405s included) before routing, in
-     * the order added. Instances, PSR-15 instances, Closure(Request, RequestHandler):
-     * Response, or container ids resolved once — shared by all requests, so stateless.
+     * Global middleware, run for every request (404s, 405s and other errors included) around
+     * routing, in the order added (the first added is the outermost). Its $next returns the
+     * error response rather than throwing (see the class docblock and Error\RenderedError).
+     * Instances, PSR-15 instances, Closure(Request, RequestHandler): Response, or container
+     * ids resolved once — shared by all requests, so stateless.
      */
     public function middleware(Middleware|MiddlewareInterface|Closure|string ...$middleware): self
     {
@@ -233,7 +240,7 @@ final class App implements RequestHandler
         $urls = new UrlGenerator($routes);
         $fixed = [self::class => $this, ContainerInterface::class => $this->container];
         $routing = new RoutingHandler($router, $this->resolver, $this->container, $fixed);
-        $pipeline = MiddlewareLink::chain($this->resolver->resolveAll($this->middleware), $routing);
+        $pipeline = ErrorBoundary::chain($this->resolver->resolveAll($this->middleware), $routing, $this->renderError(...));
         $this->table->freeze();
         [$this->urls, $this->pipeline] = [$urls, $pipeline];
     }

@@ -15,7 +15,6 @@ use Petrel\Web\Container\Container;
 use Petrel\Web\Session\Csrf;
 use Petrel\Web\Session\CsrfMiddleware;
 use Petrel\Web\Session\FileSessionStore;
-use Petrel\Web\Session\MemoryStore;
 use Petrel\Web\Session\RedisStore;
 use Petrel\Web\Session\SessionMiddleware;
 use Petrel\Web\Session\SessionStore;
@@ -77,16 +76,15 @@ final class Blog
     }
 
     /**
-     * Redis when REDIS_URL is set (the only choice shared by several workers); else the
-     * worker's memory (one worker only), or files in classic mode, where a process lives
-     * for one request.
+     * Sessions (and so CSRF tokens and flash messages) where every worker sees them: Redis
+     * when REDIS_URL is set (shared by several machines too), else files in var/sessions,
+     * shared by the workers of this machine and by classic mode's per-request processes.
+     * Never the worker's memory: a form posted to another worker would be refused.
      */
     private static function sessionStore(Settings $settings): SessionStore
     {
-        return match (true) {
-            $settings->redisUrl !== null => RedisStore::fromConfig(RedisConfig::fromUrl($settings->redisUrl), 'blog:session:'),
-            $settings->classic => new FileSessionStore($settings->varDir . '/sessions'),
-            default => new MemoryStore(),
-        };
+        return $settings->redisUrl !== null
+            ? RedisStore::fromConfig(RedisConfig::fromUrl($settings->redisUrl), 'blog:session:')
+            : new FileSessionStore($settings->varDir . '/sessions');
     }
 }

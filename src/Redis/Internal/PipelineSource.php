@@ -67,12 +67,22 @@ final class PipelineSource
         return self::docblock($method) . $code;
     }
 
-    /** "Queues NAME; result: TYPE." and the @param lines of the connection's docblock. */
+    /**
+     * "Queues NAME; result: TYPE (DESCRIPTION)." — the connection's @return type and its
+     * description, whole — and the @param lines of the connection's docblock.
+     */
     private static function docblock(\ReflectionMethod $method): string
     {
         $doc = (string) $method->getDocComment();
-        $result = \preg_match('/@return\s+(.+)$/m', $doc, $m) === 1 ? self::type($m[1]) : (string) $method->getReturnType();
-        $summary = \sprintf('Queues %s; result: %s.', \strtoupper($method->getName()), $result === 'void' ? 'null' : $result);
+        $return = \preg_match('/@return\s+(.+)$/m', $doc, $m) === 1 ? \rtrim($m[1]) : (string) $method->getReturnType();
+        $result = self::type($return);
+        $about = \trim(\substr($return, \strlen($result)));
+        $summary = \sprintf(
+            'Queues %s; result: %s%s.',
+            \strtoupper($method->getName()),
+            $result === 'void' ? 'null' : $result,
+            $about === '' ? '' : " ({$about})",
+        );
         \preg_match_all('/^\s*\*\s*(@param\s.+)$/m', $doc, $params);
         if ($params[1] === []) {
             return "    /** {$summary} */\n";

@@ -18,8 +18,9 @@ use Psr\Container\ContainerInterface;
 /**
  * The end of the global middleware chain: routes the request, then runs the route's own
  * chain (group and route middleware, then its RouteHandler) with the RouteResult stored as
- * the request attribute RouteResult::class. 404/405/400 are thrown as HttpErrors, so they
- * travel back through the global middleware like any other error.
+ * the request attribute RouteResult::class. 404/405/400 are thrown as HttpErrors, rendered
+ * like any other error before they reach the global middleware (ErrorBoundary), so those
+ * see error responses with every header they add.
  *
  * Each route's chain is built the first time the route is hit (middleware resolved,
  * handler reflected) and kept for the life of the worker.

@@ -9,6 +9,7 @@ use Petrel\Http\Cookie;
 use Petrel\Http\Request;
 use Petrel\Http\RequestHandler;
 use Petrel\Http\Response;
+use Petrel\Web\Error\RenderedError;
 use Petrel\Web\Middleware;
 
 /**
@@ -19,9 +20,10 @@ use Petrel\Web\Middleware;
  * behind HTTPS). A cookie whose value is not a well-formed session id is ignored (a new
  * session starts); so is an id the store does not know.
  *
- * If the handler throws, the session is not saved (like a rolled-back transaction) and the
- * exception goes on: return an error response instead of throwing when the session changes
- * (a flash message, say) must be kept.
+ * If the handler throws, the session is not saved (like a rolled-back transaction): the
+ * exception goes on (route and group middleware), or, as global middleware, the error
+ * response the App rendered from it passes through unsaved (RenderedError). Return an error
+ * response instead of throwing when the session changes (a flash message, say) must be kept.
  *
  * One instance serves the whole worker; it keeps no per-request state.
  */
@@ -66,6 +68,9 @@ final class SessionMiddleware implements Middleware
         } finally {
             // A connection's coroutine serves its keep-alive requests one after another.
             $hadOuter ? Context::set(Session::class, $outer) : Context::delete(Session::class);
+        }
+        if (RenderedError::of($response) !== null) {
+            return $response;
         }
         $id = $session->save();
         if ($id === '') {

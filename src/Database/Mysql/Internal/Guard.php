@@ -18,7 +18,8 @@ use Throwable;
  * Who may use a MySQL connection, and whether it is still in step with the server.
  *
  * One command at a time: enter() claims the connection for the running coroutine (a second
- * one gets a DatabaseError naming the first), use->leave() frees it. A failure mid-command
+ * one gets a DatabaseError naming the first); the caller frees it with $guard->use->leave()
+ * (Guard itself has no leave(): the claim lives in its ExclusiveUse). A failure mid-command
  * (fail()) leaves the protocol out of step: the socket is closed and the connection stays
  * unusable, with the reason kept for later calls; a command cut short by a deadline or a
  * cancellation also gets its statement killed on the server (QueryKiller).

@@ -15,6 +15,7 @@ use Petrel\Tests\Unit\Web\Routing\Fixtures\PsrTraceMiddleware;
 use Petrel\Tests\Unit\Web\Routing\Fixtures\TraceMiddleware;
 use Petrel\Web\App;
 use Petrel\Web\Error\NotFound;
+use Petrel\Web\Error\RenderedError;
 use Petrel\Web\Internal\ClosureMiddleware;
 use Petrel\Web\Internal\MiddlewareLink;
 use Petrel\Web\Internal\MiddlewareResolver;
@@ -73,15 +74,13 @@ final class MiddlewarePipelineTest extends TestCase
         self::assertSame('route2, route1, inner, outer-late, outer, global2, global1', $response->getHeader('X-Out'));
     }
 
-    public function testGlobalMiddlewareSeesRoutingErrorsAsExceptions(): void
+    public function testGlobalMiddlewareSeesTheExceptionBehindAnErrorResponse(): void
     {
         $app = $this->app();
         $app->middleware(static function (Request $request, RequestHandler $next): Response {
-            try {
-                return $next->handle($request);
-            } catch (NotFound) {
-                return Response::text('custom 404', 404);
-            }
+            $response = $next->handle($request);
+
+            return RenderedError::of($response) instanceof NotFound ? Response::text('custom 404', 404) : $response;
         });
         $app->get('/', static fn () => 'home');
         self::assertSame('custom 404', self::body(self::call($app, 'GET', '/missing')));

@@ -1,0 +1,56 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Web\Internal;
+
+use Closure;
+use Petrel\Http\Request;
+use Petrel\Http\RequestHandler;
+use Petrel\Http\Response;
+use Petrel\Web\Error\RenderedError;
+use Petrel\Web\Middleware;
+use Throwable;
+
+/**
+ * What a global middleware gets as $next: the rest of the pipeline, with any exception it
+ * throws turned into the error response right there (404/405/400 from routing, an
+ * HttpError, a 500), so the middleware's "after" part runs on error responses too and the
+ * headers it adds are on them. The exception stays findable from the response it became
+ * (RenderedError::of()).
+ *
+ * @internal built by App::compile(), one per global middleware plus one around routing
+ */
+final class ErrorBoundary implements RequestHandler
+{
+    /** @param Closure(Throwable, Request): Response $render renders (and logs a 500) */
+    public function __construct(private readonly RequestHandler $next, private readonly Closure $render)
+    {
+    }
+
+    /** @param list<Middleware> $middleware outermost first */
+    public static function chain(array $middleware, RequestHandler $last, Closure $render): RequestHandler
+    {
+        $last = new self($last, $render);
+        for ($i = \count($middleware) - 1; $i >= 0; $i--) {
+            $last = new MiddlewareLink($middleware[$i], $last);
+            if ($i > 0) {
+                $last = new self($last, $render);
+            }
+        }
+
+        return $last;
+    }
+
+    public function handle(Request $request): Response
+    {
+        try {
+            return $this->next->handle($request);
+        } catch (Throwable $error) {
+            $response = ($this->render)($error, $request);
+            RenderedError::record($response, $error);
+
+            return $response;
+        }
+    }
+}
