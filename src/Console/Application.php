@@ -9,6 +9,8 @@ use Petrel\Console\Internal\Daemon;
 use Petrel\Console\Internal\HttpWorker;
 use Petrel\Console\Internal\TaskWorker;
 use Petrel\Loop\DriverFactory;
+use Petrel\Observability\FileWatcher;
+use Petrel\Observability\MetricsEndpoint;
 use Petrel\Process\Master;
 use Petrel\Process\MasterConfig;
 use Petrel\Process\PidFile;
@@ -50,6 +52,14 @@ final class Application
           --header-timeout=S    seconds for a request head to arrive (slowloris), default 60
           --idle-timeout=S      seconds a keep-alive connection may idle, default 75
           --access-log[=PATH]   one line per request (default stderr)
+          --access-log-format=F combined (default) or json (with the request id and duration)
+          --metrics=ADDR        the master serves Prometheus metrics at http://ADDR/metrics
+          --block-threshold=MS  report code that blocks a worker's loop this long, once per
+                                call site, with its file:line (default 100; 0 = off)
+          --watch[=DIR,...]     reload the workers when a PHP file or template changes
+                                (default: the APP's directory); development
+          --leak-check          report state a request leaves behind (statics, globals,
+                                container singletons); development
           --static=DIR          serve files under DIR for GET/HEAD; other paths reach APP
           --gzip                compress text responses when the client accepts it
           --debug               exception details in 500 responses
@@ -143,6 +153,19 @@ final class Application
             $options->maxConnections,
             $options->pidFile,
         );
+        $sidecars = [];
+        try {
+            if ($options->metrics !== null) {
+                $sidecars[] = $metricsEndpoint = new MetricsEndpoint($options->metrics);
+                $banner .= ', metrics on http://' . \str_replace('%', '%%', $metricsEndpoint->boundAddress()) . '/metrics';
+            }
+        } catch (\RuntimeException $error) {
+            throw new ConsoleException($error->getMessage());
+        }
+        if ($options->watch !== []) {
+            $sidecars[] = new FileWatcher($options->watch);
+            $banner .= ', watching ' . \str_replace('%', '%%', \implode(', ', $options->watch));
+        }
         $daemon = $options->daemon ? new Daemon($options->logFile ?? \preg_replace('/\.pid$/', '', $options->pidFile) . '.log') : null;
         $daemon?->detach();
         try {
@@ -163,6 +186,7 @@ final class Application
             ),
             onStopping: $listener->close(...),
             taskWorkerEntry: $taskListener !== null ? (new TaskWorker($options, $taskListener->getResource(), $resource))(...) : null,
+            sidecars: $sidecars,
         );
         try {
             // A note from the workers is a mode the APP chose (a Symfony kernel: sync).

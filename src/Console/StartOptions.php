@@ -45,6 +45,20 @@ final class StartOptions
         public readonly float $taskTimeout = 60.0,
         /** Whether --mode (or PETREL_MODE) was given: if not, an APP that states a preferred mode (Http\ModePreference) gets it. */
         public readonly bool $modeGiven = false,
+        /** --metrics=ADDR: where the master serves GET /metrics; null: not served. */
+        public readonly ?string $metrics = null,
+        /** --block-threshold=MS in seconds: report code that blocks a worker's loop this long; 0: off. */
+        public readonly float $blockThreshold = 0.1,
+        /**
+         * --watch[=DIR,…]: absolute directories to watch for hot reload; []: off.
+         *
+         * @var list<string>
+         */
+        public readonly array $watch = [],
+        /** --leak-check: report state a request leaves behind (statics, globals, singletons). */
+        public readonly bool $leakCheck = false,
+        /** --access-log-format=combined|json */
+        public readonly string $accessLogFormat = ServerConfig::ACCESS_LOG_COMBINED,
     ) {
     }
 
@@ -67,7 +81,7 @@ final class StartOptions
      */
     public static function parse(array $arguments, array $flags, array $env): self
     {
-        $known = ['listen', 'workers', 'mode', 'max-requests', 'pid-file', 'daemon', 'reuse-port', 'debug', 'gzip', 'access-log', 'log-file', 'max-body', 'graceful-timeout', 'header-timeout', 'idle-timeout', 'static', 'max-memory', 'memory-limit', 'max-connections', 'task-workers', 'task-queue', 'task-timeout'];
+        $known = ['listen', 'workers', 'mode', 'max-requests', 'pid-file', 'daemon', 'reuse-port', 'debug', 'gzip', 'access-log', 'log-file', 'max-body', 'graceful-timeout', 'header-timeout', 'idle-timeout', 'static', 'max-memory', 'memory-limit', 'max-connections', 'task-workers', 'task-queue', 'task-timeout', 'metrics', 'block-threshold', 'watch', 'leak-check', 'access-log-format'];
         foreach (\array_keys($flags) as $flag) {
             if (!\in_array($flag, $known, true)) {
                 throw new ConsoleException("Unknown option --{$flag} for start (see bin/petrel --help)");
@@ -122,7 +136,58 @@ final class StartOptions
             taskQueue: self::positiveInt('task-queue', $value('task-queue', null, '64')),
             taskTimeout: self::seconds('task-timeout', $value('task-timeout', null, '60')),
             modeGiven: isset($flags['mode']) || ($env['PETREL_MODE'] ?? '') !== '',
+            metrics: isset($flags['metrics']) ? self::address('metrics', $value('metrics', null, '')) : null,
+            blockThreshold: self::milliseconds('block-threshold', $value('block-threshold', null, '100')),
+            watch: isset($flags['watch']) ? self::watchDirectories($flags['watch'], $app) : [],
+            leakCheck: isset($flags['leak-check']),
+            accessLogFormat: self::accessLogFormat($value('access-log-format', null, ServerConfig::ACCESS_LOG_COMBINED)),
         );
+    }
+
+    private static function address(string $flag, string $value): string
+    {
+        if (\preg_match('/^\d+$/', $value)) {
+            $value = "127.0.0.1:{$value}";
+        }
+        if (!\preg_match('/^(\[[0-9a-f:.]+\]|[\w.-]+):\d{1,5}$/i', $value)) {
+            throw new ConsoleException("--{$flag} must look like 127.0.0.1:9100 (or a port), got \"{$value}\"");
+        }
+
+        return $value;
+    }
+
+    private static function milliseconds(string $flag, string $value): float
+    {
+        if (!\is_numeric($value) || (float) $value < 0) {
+            throw new ConsoleException("--{$flag} must be a number of milliseconds (0: off), got \"{$value}\"");
+        }
+
+        return (float) $value / 1000;
+    }
+
+    /**
+     * --watch alone: the APP's directory; --watch=DIR,DIR: those.
+     *
+     * @return list<string>
+     */
+    private static function watchDirectories(string|true $value, string $app): array
+    {
+        $given = $value === true || $value === '' ? [\dirname($app)] : \explode(',', $value);
+        $directories = [];
+        foreach ($given as $directory) {
+            $directories[] = self::directory('watch', \trim($directory));
+        }
+
+        return $directories;
+    }
+
+    private static function accessLogFormat(string $value): string
+    {
+        if ($value !== ServerConfig::ACCESS_LOG_COMBINED && $value !== ServerConfig::ACCESS_LOG_JSON) {
+            throw new ConsoleException("--access-log-format must be combined or json, got \"{$value}\"");
+        }
+
+        return $value;
     }
 
     public static function cpuCount(): int

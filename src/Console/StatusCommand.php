@@ -9,7 +9,9 @@ use Petrel\Process\PidFile;
 /**
  * `petrel status`: reads the status the master refreshes every second and prints a table:
  * the workers, then the task workers ("task 1"; REQUESTS counts tasks; a ready task worker's
- * state is idle or busy, followed by the task it runs).
+ * state is idle or busy, followed by the task it runs); then, per worker, the figures
+ * /metrics sums (requests by status class, in flight, latency p50/p99, loop lag, blocking
+ * episodes, pools) and the restarts by reason. Every line ends with a newline.
  */
 final class StatusCommand
 {
@@ -62,7 +64,59 @@ final class StatusCommand
             );
         }
 
+        self::printMetrics($status);
+
         return 0;
+    }
+
+    /**
+     * The figures /metrics sums, per worker: requests by status class, in flight, latency
+     * quantiles (from the histogram), the loop's lag and blocking episodes; then the pools
+     * and the restarts by reason.
+     *
+     * @param array<mixed> $status
+     */
+    private static function printMetrics(array $status): void
+    {
+        $rows = [];
+        $pools = [];
+        foreach ($status['workers'] as $worker) {
+            if (!\is_array($worker) || !\is_array($worker['metrics'] ?? null)) {
+                continue;
+            }
+            $metrics = $worker['metrics'];
+            $classes = [1 => 0, 2 => 0, 3 => 0, 4 => 0, 5 => 0];
+            foreach ((array) ($metrics['requests'] ?? []) as $byClass) {
+                foreach ((array) $byClass as $class => $count) {
+                    $classes[(int) $class] = ($classes[(int) $class] ?? 0) + (int) $count;
+                }
+            }
+            $buckets = \array_map(\intval(...), \array_values((array) ($metrics['buckets'] ?? [])));
+            $ms = static fn (?float $seconds): string => $seconds === null ? '-' : \sprintf('%.1f ms', $seconds * 1000);
+            $rows[] = \sprintf(
+                "%-7s %9s %8s %8s %8s %8s %10s %10s %10s %8s\n",
+                $worker['number'] ?? '?',
+                $metrics['in_flight'] ?? 0,
+                $classes[2],
+                $classes[3],
+                $classes[4],
+                $classes[5],
+                $ms(\Petrel\Observability\RequestMetrics::quantile($buckets, 0.5)),
+                $ms(\Petrel\Observability\RequestMetrics::quantile($buckets, 0.99)),
+                $ms((float) ($metrics['loop_lag'] ?? 0)),
+                $metrics['blocked'] ?? 0,
+            );
+            foreach ((array) ($metrics['pools'] ?? []) as $name => $pool) {
+                $pool = (array) $pool;
+                $pools[] = \sprintf("  worker %s pool %s: %d in use, %d idle, %d waiting, %d acquire timeouts\n", $worker['number'] ?? '?', $name, $pool['busy'] ?? 0, $pool['idle'] ?? 0, $pool['waiting'] ?? 0, $pool['timeouts'] ?? 0);
+            }
+        }
+        if ($rows !== []) {
+            \printf("\n%-7s %9s %8s %8s %8s %8s %10s %10s %10s %8s\n", 'WORKER', 'IN-FLIGHT', '2XX', '3XX', '4XX', '5XX', 'P50', 'P99', 'LOOP-LAG', 'BLOCKED');
+            echo \implode('', $rows), \implode('', $pools);
+        }
+        $restarts = \array_filter((array) ($status['restarts'] ?? []));
+        echo 'Restarts: ', $restarts === [] ? 'none' : \implode(', ', \array_map(static fn (string $reason, mixed $count): string => "{$reason} {$count}", \array_keys($restarts), $restarts)), "\n";
     }
 
     private static function duration(float $seconds): string

@@ -16,6 +16,10 @@ final class ServerConfig
     public const MODE_SYNC = 'sync';
     /** Default lingerBytes: what a lingering close reads and drops at most. */
     public const LINGER_BYTES = 64 * 1024 * 1024;
+    /** accessLogFormat: nginx's and Apache's combined format, one line per request. */
+    public const ACCESS_LOG_COMBINED = 'combined';
+    /** accessLogFormat: one JSON object per line (Observability\JsonAccessLog). */
+    public const ACCESS_LOG_JSON = 'json';
 
     public function __construct(
         /** "coroutine": requests of a worker run concurrently; "sync": one at a time. */
@@ -52,7 +56,12 @@ final class ServerConfig
         public readonly float $lingerTime = 30.0,
         public readonly float $lingerTimeout = 5.0,
         public readonly int $lingerBytes = self::LINGER_BYTES,
+        /** ACCESS_LOG_COMBINED or ACCESS_LOG_JSON (with the request id and the time taken). */
+        public readonly string $accessLogFormat = self::ACCESS_LOG_COMBINED,
     ) {
+        if ($accessLogFormat !== self::ACCESS_LOG_COMBINED && $accessLogFormat !== self::ACCESS_LOG_JSON) {
+            throw new \InvalidArgumentException("Unknown access log format \"{$accessLogFormat}\": use \"combined\" or \"json\"");
+        }
         if ($mode !== self::MODE_COROUTINE && $mode !== self::MODE_SYNC) {
             throw new \InvalidArgumentException("Unknown mode \"{$mode}\": use \"coroutine\" or \"sync\"");
         }

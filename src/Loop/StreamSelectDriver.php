@@ -335,7 +335,13 @@ final class StreamSelectDriver implements Driver
         }
         if ($read === [] && $write === []) {
             if ($timeout === null || $timeout > 0) {
+                if (TickCounter::$cell !== null) {
+                    TickCounter::waiting();
+                }
                 \usleep((int) (($timeout ?? 3600.0) * 1e6));
+                if (TickCounter::$cell !== null) {
+                    TickCounter::running();
+                }
             }
             $this->signals->dispatch();
 
@@ -345,7 +351,13 @@ final class StreamSelectDriver implements Driver
         $micro = $timeout === null ? 0 : (int) (($timeout - $seconds) * 1e6);
         $except = null;
         try {
+            if (TickCounter::$cell !== null) {
+                TickCounter::waiting();
+            }
             $ready = @\stream_select($read, $write, $except, $seconds, $micro);
+            if (TickCounter::$cell !== null) {
+                TickCounter::running();
+            }
         } catch (\TypeError | \ValueError $error) {
             throw new LoopError(
                 'A stream watched by the loop was closed while its watcher was still registered; '

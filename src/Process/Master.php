@@ -6,6 +6,7 @@ namespace Petrel\Process;
 
 use Closure;
 use Petrel\Coroutine\Scheduler;
+use Petrel\Observability\Log;
 use Petrel\Process\Internal\StatusFile;
 use Petrel\Process\Internal\WorkerHandle;
 use Throwable;
@@ -32,6 +33,11 @@ use Throwable;
  * and its status every second; the master writes those into the status file read by
  * `petrel status`. The master's loop is select() on those pipes plus waitpid(WNOHANG);
  * signals (async handlers) interrupt the select.
+ *
+ * Sidecars (the /metrics endpoint, the --watch file watcher) run in that loop too: their
+ * streams are in the select, they are polled every turn (4 times a second at least), and
+ * one may ask for a graceful reload. A reload asked for during a reload waits for it to end.
+ * Restarts are counted by reason (crash, max-requests, max-memory, reload) for the status.
  */
 final class Master
 {
@@ -61,6 +67,8 @@ final class Master
     private float $startedAt;
     private Closure $log;
     private readonly ?StatusFile $statusFile;
+    /** @var array{crash: int, max-requests: int, max-memory: int, reload: int} workers replaced, by reason */
+    private array $restartCounts = ['crash' => 0, 'max-requests' => 0, 'max-memory' => 0, 'reload' => 0];
 
     /**
      * @param Closure(WorkerContext): int $workerEntry runs in each worker; returns its exit code
@@ -69,6 +77,7 @@ final class Master
      * @param Closure(WorkerContext): int|null $taskWorkerEntry runs in each task worker
      *        (required when MasterConfig::$taskWorkers > 0); its context's number counts task
      *        workers from 1
+     * @param list<Sidecar> $sidecars run in the master's loop (see Sidecar)
      */
     public function __construct(
         private readonly Closure $workerEntry,
@@ -76,13 +85,12 @@ final class Master
         ?Closure $log = null,
         private readonly ?Closure $onStopping = null,
         private readonly ?Closure $taskWorkerEntry = null,
+        private readonly array $sidecars = [],
     ) {
         if ($config->taskWorkers > 0 && $taskWorkerEntry === null) {
             throw new \InvalidArgumentException('taskWorkers > 0 needs a $taskWorkerEntry');
         }
-        $this->log = $log ?? static function (string $message): void {
-            \fwrite(\STDERR, '[' . \date('Y-m-d H:i:s') . "] petrel: {$message}\n");
-        };
+        $this->log = $log ?? Log::info(...);
         $this->startedAt = \microtime(true);
         $this->statusFile = $config->statusFile !== null ? new StatusFile($config->statusFile) : null;
     }
@@ -165,7 +173,7 @@ final class Master
             if ($this->stopRequested && !$this->stopping) {
                 $this->beginStop();
             }
-            if ($this->reloadRequested) {
+            if ($this->reloadRequested && $this->reload === null) {
                 $this->reloadRequested = false;
                 if (!$this->stopping) {
                     $this->beginReload();
@@ -192,6 +200,9 @@ final class Master
                 $this->progressRecycle();
             }
             $this->pumpPipes(0.25);
+            foreach ($this->sidecars as $sidecar) {
+                $this->reloadRequested = $sidecar->poll($this->status(...)) || $this->reloadRequested;
+            }
             $this->writeStatus();
         }
     }
@@ -235,6 +246,11 @@ final class Master
         }
         foreach ($this->workers as $sibling) {
             @\fclose($sibling->pipe);
+        }
+        foreach ($this->sidecars as $sidecar) {
+            foreach ($sidecar->streams() as $stream) {
+                @\fclose($stream); // the master's (the /metrics socket and its clients)
+            }
         }
         $this->workers = [];
         \mt_srand(\random_int(0, \PHP_INT_MAX));
@@ -311,6 +327,7 @@ final class Master
             $delay = \min(self::RESTART_DELAY_MAX, 0.1 * 2 ** ($failures - 1));
         }
         $normal = $reason === 'exited with code 0';
+        ++$this->restartCounts['crash'];
         ($this->log)(\sprintf(
             '%s (pid %d) %s%s; %s',
             $worker->label(),
@@ -411,6 +428,7 @@ final class Master
                 return;
             }
         }
+        $this->restartCounts['reload'] += \count($this->reload['new']);
         foreach ($this->reload['old'] as $pid) {
             $this->retire($pid);
         }
@@ -458,6 +476,8 @@ final class Master
             $this->recycle = null;
             $this->recycleFailures[$new->number] = 0;
             if ($old !== null) {
+                $memory = \str_contains((string) $old->retiringBecause, 'memory') || \str_contains((string) $old->retiringBecause, 'resident');
+                ++$this->restartCounts[$memory ? 'max-memory' : 'max-requests'];
                 ($this->log)(\sprintf('%s %s: replaced by pid %d (ready in %d ms)', $old->label(), $old->retiringBecause, $new->pid, (\microtime(true) - $new->startedAt) * 1000));
                 $this->retire($old->pid);
             } else {
@@ -509,6 +529,14 @@ final class Master
         foreach ($this->workers as $pid => $worker) {
             $read[$pid] = $worker->pipe;
         }
+        $extra = [];
+        foreach ($this->sidecars as $sidecar) {
+            foreach ($sidecar->streams() as $stream) {
+                $key = -1 - \count($extra);
+                $read[$key] = $stream;
+                $extra[$key] = [$sidecar, $stream];
+            }
+        }
         if ($read === []) {
             \usleep((int) ($timeout * 1e6));
 
@@ -518,9 +546,25 @@ final class Master
         if (!@\stream_select($read, $write, $except, 0, (int) ($timeout * 1e6))) {
             return;
         }
-        foreach (\array_keys($read) as $pid) {
-            $this->workers[$pid]->readMessages();
+        foreach (\array_keys($read) as $key) {
+            if ($key >= 0) {
+                $this->workers[$key]->readMessages();
+            } else {
+                [$sidecar, $stream] = $extra[$key];
+                $sidecar->onReadable($stream, $this->status(...));
+            }
         }
+    }
+
+    /**
+     * What `petrel status` and /metrics show: the master's pid and uptime, restarts by
+     * reason, and each worker's last status (StatusFile::snapshot()).
+     *
+     * @return array<string, mixed>
+     */
+    private function status(): array
+    {
+        return StatusFile::snapshot($this->workers, $this->startedAt, $this->restartCounts);
     }
 
     private function writeStatus(): void
@@ -530,6 +574,6 @@ final class Master
             return;
         }
         $this->statusWrittenAt = $now;
-        $this->statusFile->write($this->workers, $this->startedAt);
+        $this->statusFile->write($this->status());
     }
 }

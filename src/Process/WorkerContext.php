@@ -74,7 +74,7 @@ final class WorkerContext
         $driver->unreference($id);
     }
 
-    /** @param array<string, int|float|string> $status shown by `petrel status` */
+    /** @param array<string, mixed> $status shown by `petrel status` (and /metrics: its "metrics" key) */
     public function reportStatus(array $status): void
     {
         $this->send(['type' => 'status', 'status' => $status + [

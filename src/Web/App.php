@@ -45,7 +45,7 @@ use Throwable;
  * (ErrorRenderer, HTML or JSON by Accept): an HttpError keeps its status, a
  * Petrel\Http\HttpException (a malformed form body, say) too, routing gives 404/405 (with
  * Allow)/400, anything else is a 500 with details only when $debug, reported to the error
- * logger (STDERR by default).
+ * logger (Petrel\Observability\Log by default: STDERR, or the PSR-3 logger it was given).
  *
  * Global middleware wraps routing and errors: what the rest of the pipeline throws (a 404,
  * a 405, a handler's exception, an inner global middleware's) is rendered before it reaches
@@ -99,15 +99,7 @@ final class App implements RequestHandler
         $this->routes = new RouteGroup($this->table);
         $this->resolver = new MiddlewareResolver($this->container);
         $this->errors = new ErrorRenderer();
-        $this->errorLogger = static function (Throwable $error, Request $request): void {
-            \fwrite(\STDERR, \sprintf(
-                "[%s] petrel: %s %s failed: %s\n",
-                \date('Y-m-d H:i:s'),
-                $request->getMethod(),
-                $request->getTarget(),
-                $error,
-            ));
-        };
+        $this->errorLogger = \Petrel\Observability\Log::requestFailed(...);
     }
 
     public function get(string $pattern, mixed $handler): Route
@@ -199,7 +191,7 @@ final class App implements RequestHandler
         return $this;
     }
 
-    /** Where unexpected exceptions (the 500s) are reported, with the request; STDERR by default. */
+    /** Where unexpected exceptions (the 500s) are reported, with the request; Observability\Log by default. */
     public function setErrorLogger(Closure $logger): void
     {
         $this->errorLogger = $logger;

@@ -15,6 +15,11 @@ use Petrel\Http\Server;
 use Petrel\Http\ServerConfig;
 use Petrel\Http\StaticFiles;
 use Petrel\Loop\DriverFactory;
+use Petrel\Observability\BlockingDetector;
+use Petrel\Observability\LeakCheck;
+use Petrel\Observability\Log;
+use Petrel\Observability\PoolRegistry;
+use Petrel\Observability\RequestMetrics;
 use Petrel\Process\WorkerContext;
 use Petrel\Socket\ServerOptions;
 use Petrel\Socket\SocketServer;
@@ -31,6 +36,11 @@ use function Petrel\run;
  * (RecycleTrigger) and serves on until the master, its replacement ready, sends SIGTERM. A
  * request that dies of a fatal error (memory_limit) still gets a 500 (FatalErrorResponder).
  * With --task-workers, Petrel\Task\Tasks sends tasks to them (a TaskClient).
+ *
+ * Observability: requests are counted (Observability\RequestMetrics) and sent with the
+ * status every second, with the loop's lag (the worst delay of a 0.25 s timer in that
+ * second), the pools' gauges and the blocking episodes; the blocking detector runs in
+ * coroutine mode unless --block-threshold=0; --leak-check wraps the APP in LeakCheck.
  *
  * @internal
  */
@@ -65,6 +75,9 @@ final class HttpWorker
             $note = $mode !== $options->mode && $handler instanceof ModePreference
                 ? "{$mode} mode ({$handler->modeReason()}; --mode={$options->mode} overrides)"
                 : null;
+            if ($options->leakCheck) {
+                $handler = new LeakCheck($handler);
+            }
             if ($this->options->staticDir !== null) {
                 $handler = new StaticFiles($this->options->staticDir, $handler);
             }
@@ -79,6 +92,7 @@ final class HttpWorker
         }
         $handler = new FatalErrorResponder($handler, $context, $options->memoryLimit === -1 ? 'none' : RecycleTrigger::size($options->memoryLimit));
         $handler->register();
+        $metrics = new RequestMetrics();
         $server = new Server($handler, new ServerConfig(
             mode: $mode,
             limits: (new HttpLimits())->withMaxBodyBytes($options->maxBodyBytes),
@@ -88,7 +102,8 @@ final class HttpWorker
             gzip: $options->gzip,
             accessLog: $options->accessLog,
             maxConnections: $options->maxConnections ?? ConnectionLimit::maximum(DriverFactory::choose(), ConnectionLimit::descriptorLimit()),
-        ));
+            accessLogFormat: $options->accessLogFormat,
+        ), $metrics);
         if ($options->maxRequests > 0 || $options->maxMemory > 0) {
             $server->onRequest($recycle->afterRequest(...));
         }
@@ -99,8 +114,27 @@ final class HttpWorker
         }
         \pcntl_signal(\SIGUSR1, \SIG_IGN);
         $context->watchMaster($driver, $server->stop(...));
-        $report = static function () use ($context, $server, $scheduler, $recycle): void {
-            $context->reportStatus($server->stats() + ['coroutines' => $scheduler->stats()['alive']]);
+        $detector = null;
+        if ($options->blockThreshold > 0 && $mode === ServerConfig::MODE_COROUTINE) {
+            $detector = new BlockingDetector($options->blockThreshold, title: "petrel: worker {$context->number}");
+            if (($why = $detector->start()) !== null) {
+                Log::warning($why);
+                $detector = null;
+            }
+        }
+        $lag = 0.0;
+        $due = \hrtime(true) * 1e-9 + 0.25;
+        $driver->unreference($driver->repeat(0.25, static function () use (&$lag, &$due): void {
+            $now = \hrtime(true) * 1e-9;
+            $lag = \max($lag, $now - $due);
+            $due = $now + 0.25;
+        }));
+        $report = static function () use ($context, $server, $scheduler, $recycle, $metrics, &$lag, $detector): void {
+            $context->reportStatus($server->stats() + [
+                'coroutines' => $scheduler->stats()['alive'],
+                'metrics' => $metrics->snapshot() + ['loop_lag' => \round(\max(0.0, $lag), 4), 'blocked' => $detector->episodes ?? 0, 'pools' => PoolRegistry::stats()],
+            ]);
+            $lag = 0.0;
             $recycle->checkResidentSize();
         };
         $driver->unreference($driver->repeat(1.0, $report));

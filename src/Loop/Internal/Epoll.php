@@ -82,8 +82,14 @@ final class Epoll
      */
     public function wait(int $timeoutMs): int
     {
+        if (\Petrel\Loop\TickCounter::$cell !== null) {
+            \Petrel\Loop\TickCounter::waiting();
+        }
         /** @phpstan-ignore-next-line FFI call */
         $count = (int) $this->ffi->epoll_wait($this->fd, $this->events, self::MAX_EVENTS, $timeoutMs);
+        if (\Petrel\Loop\TickCounter::$cell !== null) {
+            \Petrel\Loop\TickCounter::running();
+        }
         if ($count < 0) {
             $errno = Libc::errno($this->ffi);
             if ($errno !== self::EINTR) {

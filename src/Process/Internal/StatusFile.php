@@ -17,8 +17,14 @@ final class StatusFile
     {
     }
 
-    /** @param array<int, WorkerHandle> $workers by pid */
-    public function write(array $workers, float $startedAt): void
+    /**
+     * The status as `petrel status` and /metrics read it.
+     *
+     * @param array<int, WorkerHandle> $workers by pid
+     * @param array<string, int> $restarts workers replaced, by reason
+     * @return array{master: int, uptime: float, updated: float, restarts: array<string, int>, workers: list<array<string, mixed>>}
+     */
+    public static function snapshot(array $workers, float $startedAt, array $restarts): array
     {
         $now = \microtime(true);
         $rows = [];
@@ -29,7 +35,13 @@ final class StatusFile
             $rows[] = ['number' => $number, 'pid' => $pid, 'state' => $state, 'kind' => $worker->kind] + $worker->status;
         }
         \usort($rows, static fn (array $a, array $b): int => [$a['kind'], $a['number'], $a['pid']] <=> [$b['kind'], $b['number'], $b['pid']]);
-        $status = ['master' => \getmypid(), 'uptime' => \round($now - $startedAt, 1), 'updated' => $now, 'workers' => $rows];
+
+        return ['master' => (int) \getmypid(), 'uptime' => \round($now - $startedAt, 1), 'updated' => $now, 'restarts' => $restarts, 'workers' => $rows];
+    }
+
+    /** @param array<string, mixed> $status from snapshot() */
+    public function write(array $status): void
+    {
         $temporary = "{$this->path}.tmp";
         if (@\file_put_contents($temporary, \json_encode($status, \JSON_PRETTY_PRINT | \JSON_THROW_ON_ERROR)) !== false) {
             @\rename($temporary, $this->path);

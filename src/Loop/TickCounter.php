@@ -1,0 +1,43 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Loop;
+
+/**
+ * The loop's progress, published for a watchdog in another process (the blocking detector,
+ * Petrel\Observability\BlockingDetector): the drivers add one to $count before they wait
+ * for I/O (odd: waiting) and after (even: running callbacks), and copy it into $cell, an
+ * int64 in shared memory, when one is set. Two writes a tick (~6 ns each); nothing when
+ * $cell is null.
+ *
+ * Static because it describes the one loop of this process and is read from a signal
+ * handler; a forked worker sets its own $cell.
+ */
+final class TickCounter
+{
+    public static int $count = 0;
+    /** An `int64_t *` in shared memory, or null: not published. */
+    public static ?\FFI\CData $cell = null;
+
+    /** Before the driver waits for I/O. */
+    public static function waiting(): void
+    {
+        if (self::$cell !== null) {
+            self::$cell[0] = ++self::$count;
+        }
+    }
+
+    /** After the wait, before the callbacks run. */
+    public static function running(): void
+    {
+        if (self::$cell !== null) {
+            self::$cell[0] = ++self::$count;
+        }
+    }
+
+    public static function isWaiting(): bool
+    {
+        return self::$count % 2 === 1;
+    }
+}

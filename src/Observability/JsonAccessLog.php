@@ -1,0 +1,54 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Observability;
+
+use Petrel\Http\FileBody;
+use Petrel\Http\Request;
+use Petrel\Http\Response;
+
+/**
+ * The access log as one JSON object per line, for log shippers:
+ *
+ *     {"time":"2025-01-31T12:00:00+00:00","pid":4242,"request_id":"4242-17","remote":"127.0.0.1",
+ *      "method":"GET","target":"/users","protocol":"1.1","status":200,"bytes":512,
+ *      "duration_ms":1.234,"referer":null,"user_agent":"curl/8.5.0"}
+ *
+ * request_id is the one on the worker's log lines for the same request (Log::requestId()).
+ * Written when the handler returns (so the time is the handler's; a streamed body's bytes
+ * are null). No response (a fatal error unwinding): status 500.
+ */
+final class JsonAccessLog
+{
+    /** @var resource */
+    private $stream;
+
+    public function __construct(string $target)
+    {
+        $stream = @\fopen($target, 'ab');
+        if ($stream === false) {
+            throw new \RuntimeException("Cannot open the access log \"{$target}\" for appending");
+        }
+        $this->stream = $stream;
+    }
+
+    public function log(Request $request, ?Response $response, int $nanoseconds): void
+    {
+        $body = $response?->getBody();
+        \fwrite($this->stream, \json_encode([
+            'time' => \date('c'),
+            'pid' => \getmypid(),
+            'request_id' => Log::requestId(),
+            'remote' => $request->getRemoteAddress(),
+            'method' => $request->getMethod(),
+            'target' => $request->getTarget(),
+            'protocol' => $request->getProtocolVersion(),
+            'status' => $response?->getStatus() ?? 500,
+            'bytes' => \is_string($body) ? \strlen($body) : ($body instanceof FileBody ? $body->getLength() : null),
+            'duration_ms' => \round($nanoseconds / 1e6, 3),
+            'referer' => $request->getHeader('Referer'),
+            'user_agent' => $request->getHeader('User-Agent'),
+        ], \JSON_UNESCAPED_SLASHES | \JSON_INVALID_UTF8_SUBSTITUTE) . "\n");
+    }
+}

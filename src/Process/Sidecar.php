@@ -1,0 +1,35 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Process;
+
+use Closure;
+
+/**
+ * Something the master runs in its own loop beside the workers (Master's $sidecars): the
+ * /metrics endpoint, the --watch file watcher. The master is a plain select() loop, not a
+ * coroutine scheduler: nothing here may block.
+ */
+interface Sidecar
+{
+    /** @return list<resource> streams the master's select() watches for reading now */
+    public function streams(): array;
+
+    /**
+     * $stream (one of streams()) is readable. $status builds the master's status: its pid,
+     * uptime, restarts by reason and each worker's last report (what `petrel status` reads).
+     *
+     * @param resource $stream
+     * @param Closure(): array<string, mixed> $status
+     */
+    public function onReadable(mixed $stream, Closure $status): void;
+
+    /**
+     * Called every turn of the master's loop (at least 4 times a second); true asks for a
+     * graceful reload.
+     *
+     * @param Closure(): array<string, mixed> $status as for onReadable()
+     */
+    public function poll(Closure $status): bool;
+}

@@ -1,0 +1,65 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Tests\Unit\Observability;
+
+use Petrel\Http\Request;
+use Petrel\Http\RequestHandler;
+use Petrel\Http\Response;
+use Petrel\Observability\LeakCheck;
+use Petrel\Web\App;
+use Petrel\Web\Container\Container;
+use PHPUnit\Framework\TestCase;
+
+final class LeakCheckTest extends TestCase
+{
+    /** @var list<string> */
+    private array $said = [];
+
+    public function testGrowthOfAStaticIsReportedOnceWithTheRequest(): void
+    {
+        $check = new LeakCheck(new class () implements RequestHandler {
+            public function handle(Request $request): Response
+            {
+                if ($request->getPath() === '/users') {
+                    LeakCheckFixture::$cache[] = 'user';
+                }
+
+                return Response::text('ok');
+            }
+        }, $this->report(...));
+        LeakCheckFixture::$cache = ['a', 'b', 'c'];
+        $check->handle(new Request('GET', '/'));
+        self::assertCount(0, $this->said);
+        $check->handle(new Request('GET', '/users'));
+        $check->handle(new Request('GET', '/users'));
+        self::assertCount(1, $this->said);
+        self::assertStringStartsWith('GET /users grew ' . LeakCheckFixture::class . '::$cache (static) from 3 to 4 entries', $this->said[0] ?? '');
+    }
+
+    public function testANewGlobalAndAGrowingSingletonAreReported(): void
+    {
+        $container = new Container();
+        $container->singleton(LeakCheckService::class);
+        $app = new App($container);
+        $app->get('/remember', static function (LeakCheckService $service): string {
+            $service->seen[] = 1;
+            $GLOBALS['petrelLeakCheckTest'] = true;
+
+            return 'ok';
+        });
+        $check = new LeakCheck($app, $this->report(...));
+        $check->handle(new Request('GET', '/remember')); // makes the singleton: warm-up
+        $check->handle(new Request('GET', '/remember'));
+        unset($GLOBALS['petrelLeakCheckTest']);
+
+        self::assertStringStartsWith('GET /remember created $petrelLeakCheckTest (global)', $this->said[0] ?? '');
+        self::assertStringStartsWith('GET /remember grew ' . LeakCheckService::class . '->$seen (singleton in the container) from 1 to 2 entries', $this->said[1] ?? '');
+    }
+
+    private function report(string $message): void
+    {
+        $this->said[] = $message;
+    }
+}
