@@ -16,7 +16,6 @@ use Petrel\Web\Container\Container;
 use Petrel\Web\Container\Scope;
 use Petrel\Web\Error\ErrorRenderer;
 use Petrel\Web\Error\HttpError;
-use Petrel\Web\Internal\FallbackContainer;
 use Petrel\Web\Internal\ErrorBoundary;
 use Petrel\Web\Internal\MiddlewareResolver;
 use Petrel\Web\Internal\RoutingHandler;
@@ -94,7 +93,7 @@ final class App implements RequestHandler
      */
     public function __construct(?ContainerInterface $container = null, private readonly bool $debug = false)
     {
-        $this->container = $container ?? (\class_exists(Container::class) ? new Container() : new FallbackContainer());
+        $this->container = $container ?? new Container();
         $this->table = new RouteTable();
         $this->routes = new RouteGroup($this->table);
         $this->resolver = new MiddlewareResolver($this->container);

@@ -6,6 +6,7 @@ namespace Petrel\Tests\Unit\Web\Routing;
 
 use Petrel\Http\Request;
 use Petrel\Http\Response;
+use Petrel\Tests\Support\MinimalContainer;
 use Petrel\Tests\Unit\Web\Routing\Fixtures\Greeter;
 use Petrel\Tests\Unit\Web\Routing\Fixtures\InvokableHandler;
 use Petrel\Tests\Unit\Web\Routing\Fixtures\NeedsConfig;
@@ -13,7 +14,6 @@ use Petrel\Tests\Unit\Web\Routing\Fixtures\UserController;
 use Petrel\Web\App;
 use Petrel\Web\Container\Container;
 use Petrel\Web\Internal\ArgumentPlan;
-use Petrel\Web\Internal\FallbackContainer;
 use Petrel\Web\Internal\ResponseConverter;
 use Petrel\Web\Internal\RouteHandler;
 use Petrel\Web\Routing\RouteResult;
@@ -25,7 +25,6 @@ use Psr\Container\ContainerInterface;
 #[CoversClass(ArgumentPlan::class)]
 #[CoversClass(RouteHandler::class)]
 #[CoversClass(ResponseConverter::class)]
-#[CoversClass(FallbackContainer::class)]
 final class ArgumentInjectionTest extends TestCase
 {
     private static function app(?ContainerInterface $container = null): App
@@ -123,8 +122,8 @@ final class ArgumentInjectionTest extends TestCase
     #[DataProvider('handlerShapes')]
     public function testHandlerShapes(mixed $handler, string $expected): void
     {
-        foreach ([new Container(), new FallbackContainer()] as $container) {
-            if ($container instanceof FallbackContainer && \is_array($handler) && $handler[0] === UserController::class && $handler[1] !== 'staticHandler') {
+        foreach ([new Container(), new MinimalContainer()] as $container) {
+            if ($container instanceof MinimalContainer && \is_array($handler) && $handler[0] === UserController::class && $handler[1] !== 'staticHandler') {
                 continue; // needs constructor injection
             }
             $app = self::app($container);
@@ -183,15 +182,15 @@ final class ArgumentInjectionTest extends TestCase
 
     public function testAServiceTheContainerDoesNotHaveFailsAtFirstCall(): void
     {
-        $app = self::app(new FallbackContainer());
+        $app = self::app(new MinimalContainer());
         $app->get('/x', static fn (NeedsConfig $config) => null);
         $debug = self::json(self::get($app, '/x'))['error']['debug'] ?? [];
         self::assertSame('Cannot inject parameter $config of the closure at ' . __FILE__ . ':' . (__LINE__ - 2) . ' (route GET /x): the container has no service "' . NeedsConfig::class . '"', $debug['message'] ?? null);
     }
 
-    public function testFallbackContainer(): void
+    public function testTheMinimalContainerFixture(): void
     {
-        $container = new FallbackContainer();
+        $container = new MinimalContainer();
         self::assertTrue($container->has(Greeter::class));
         self::assertSame($container->get(Greeter::class), $container->get(Greeter::class));
         self::assertFalse($container->has(NeedsConfig::class));

@@ -2,19 +2,16 @@
 
 declare(strict_types=1);
 
-namespace Petrel\Web\Internal;
+namespace Petrel\Tests\Support;
 
 use Psr\Container\ContainerInterface;
 
 /**
- * The App's container when none is given and Petrel\Web\Container\Container is not
- * installed: it knows only classes it can build without arguments, builds each once and
- * keeps it for the life of the worker (every service is a singleton; nothing is
- * request-scoped).
- *
- * @internal
+ * A minimal foreign PSR-11 container for tests of what the App does with a container that
+ * is not Petrel's: it knows only classes it can build without arguments, builds each once
+ * and keeps it (every service a singleton; nothing request-scoped).
  */
-final class FallbackContainer implements ContainerInterface
+final class MinimalContainer implements ContainerInterface
 {
     /** @var array<string, object> */
     private array $instances = [];
@@ -25,7 +22,7 @@ final class FallbackContainer implements ContainerInterface
             return $this->instances[$id];
         }
         if (!$this->has($id)) {
-            throw new ServiceNotFound(
+            throw new MinimalContainerNotFound(
                 "No service \"{$id}\": the App has no container, and it can only build classes whose constructors take no arguments",
             );
         }
