@@ -13,8 +13,11 @@ use Petrel\Bench\Report\ReportWriter;
 use Petrel\Bench\Scenario\BlogScenario;
 use Petrel\Bench\Scenario\HelloScenario;
 use Petrel\Bench\Scenario\LatencyScenario;
+use Petrel\Bench\Scenario\OwnLoad;
 use Petrel\Bench\Scenario\QueriesScenario;
 use Petrel\Bench\Scenario\Scenario;
+use Petrel\Bench\Scenario\SymfonyScenario;
+use Petrel\Bench\Scenario\WebSocketScenario;
 
 /**
  * `petrel bench`: runs the chosen scenarios against servers it starts and stops itself,
@@ -26,7 +29,7 @@ final class Bench
     public static function scenarios(): array
     {
         $scenarios = [];
-        foreach ([new HelloScenario(), new QueriesScenario(), new LatencyScenario(), new BlogScenario()] as $scenario) {
+        foreach ([new HelloScenario(), new QueriesScenario(), new LatencyScenario(), new BlogScenario(), new SymfonyScenario(), new WebSocketScenario()] as $scenario) {
             $scenarios[$scenario->name()] = $scenario;
         }
 
@@ -48,12 +51,13 @@ final class Bench
     public function run(Options $options, string $out, string $command): Results
     {
         $load = self::loadGenerator($options);
-        if (Workspace::which($load->name()) === null) {
+        $scenarios = self::scenarios();
+        $usesLoad = \array_filter($options->scenarios, static fn (string $name): bool => !$scenarios[$name] instanceof OwnLoad) !== [];
+        if ($usesLoad && Workspace::which($load->name()) === null) {
             throw new BenchException(SkipException::missing($load->name(), $load->package())->getMessage()
                 . ($load->name() === 'wrk' ? '; or use --load=ab (apache2-utils)' : ''));
         }
         $this->prepareOutput($out);
-        $scenarios = self::scenarios();
         $plans = [];
         foreach ($options->scenarios as $name) {
             $plans[$name] = $scenarios[$name]->plan($options);
@@ -77,7 +81,7 @@ final class Bench
                 $results[] = $runner->run($scenarios[$name], $points);
             }
             $mysqlUrl = \array_intersect(['queries', 'latency'], $options->scenarios) !== [] ? self::tryMysql($rig) : null;
-            $machine = Machine::facts($load, $mysqlUrl);
+            $machine = Machine::facts($load, $mysqlUrl, \in_array('websocket', $options->scenarios, true));
         } finally {
             $progress->finish();
             $cleanUp();

@@ -13,8 +13,11 @@ use Throwable;
 /** The facts a reader needs to weigh the figures: hardware, OS, versions, PHP settings. */
 final class Machine
 {
-    /** @return array<string, string> */
-    public static function facts(LoadGenerator $load, ?string $mysqlUrl): array
+    /**
+     * @param bool $node whether the node WebSocket load generator ran (its version is listed then)
+     * @return array<string, string>
+     */
+    public static function facts(LoadGenerator $load, ?string $mysqlUrl, bool $node = false): array
     {
         $cpuinfo = (string) @\file_get_contents('/proc/cpuinfo');
         \preg_match('/^model name\s*:\s*(.+)$/m', $cpuinfo, $model);
@@ -43,7 +46,22 @@ final class Machine
             'load_generator' => $load->name() === 'ab'
                 ? self::version(['ab'], '-V', '/(ApacheBench, Version \S+)/')
                 : self::version(['wrk'], '-v', '/^(wrk \S+)/'),
+            'websocket_load_generator' => $node ? self::nodeVersion() : '',
         ], static fn (string $value): bool => $value !== '');
+    }
+
+    /** "node vX, ws Y (bench/ws-load.mjs)": ws from tests/Interop/node, where the script finds it. */
+    private static function nodeVersion(): string
+    {
+        $node = self::version(['node'], '--version', '/^(v\S+)/');
+        if ($node === '') {
+            return '';
+        }
+        $package = \json_decode((string) @\file_get_contents(\dirname(__DIR__, 2) . '/tests/Interop/node/node_modules/ws/package.json'), true);
+
+        $ws = \is_array($package) && \is_string($package['version'] ?? null) ? ", ws {$package['version']}" : '';
+
+        return "node {$node}{$ws} (bench/ws-load.mjs)";
     }
 
     public static function cores(): int

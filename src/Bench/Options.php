@@ -11,7 +11,7 @@ namespace Petrel\Bench;
  */
 final class Options
 {
-    public const SCENARIOS = ['hello', 'queries', 'latency', 'blog'];
+    public const SCENARIOS = ['hello', 'queries', 'latency', 'blog', 'symfony', 'websocket'];
     /** Seconds per run, runs per point, warm-up seconds: measuring, and --quick (checking that all works). */
     public const DEFAULTS = ['duration' => 5, 'repeat' => 3, 'warmup' => 2];
     public const QUICK = ['duration' => 1, 'repeat' => 1, 'warmup' => 1];

@@ -8,6 +8,7 @@ use Petrel\Bench\Internal\ProcessSampler;
 use Petrel\Bench\Internal\Progress;
 use Petrel\Bench\Load\LoadException;
 use Petrel\Bench\Load\LoadGenerator;
+use Petrel\Bench\Scenario\OwnLoad;
 use Petrel\Bench\Scenario\Scenario;
 use Petrel\Bench\Server\Server;
 
@@ -16,6 +17,8 @@ use Petrel\Bench\Server\Server;
  * checks that it serves the expected page, warms it up, then measures `--repeat` runs
  * while sampling the server's processes. A point that cannot run (missing tool, server
  * that will not start, wrong page) is recorded with the reason; the others still run.
+ * A scenario with its own load generator (OwnLoad) names it per point, and may ask for a
+ * fresh server before every run of a point.
  */
 final class Runner
 {
@@ -41,6 +44,7 @@ final class Runner
         $notes = [];
         foreach (self::groups($points) as [$serverName, $group]) {
             try {
+                $loads = \array_map(fn (Point $point): LoadGenerator => $this->loadFor($scenario, $point), $group);
                 $server = $scenario->start($serverName, $this->rig);
             } catch (SkipException | BenchException $error) {
                 $skip = $error instanceof SkipException;
@@ -53,9 +57,16 @@ final class Runner
                 }
                 continue;
             }
+            // A point that needs a fresh server per run restarts it: $server is always the live one.
+            $rig = $this->rig;
+            $restart = static function () use (&$server, $scenario, $serverName, $rig): Server {
+                $server->stop();
+
+                return $server = $scenario->start($serverName, $rig);
+            };
             try {
-                foreach ($group as $point) {
-                    $results[] = $this->measurePoint($scenario, $server, $point);
+                foreach ($group as $i => $point) {
+                    $results[] = $this->measurePoint($scenario, $server, $point, $loads[$i], $restart);
                     $this->progress->advance();
                 }
             } finally {
@@ -66,7 +77,8 @@ final class Runner
         return new ScenarioResult($scenario->name(), $results, \array_values(\array_unique($notes)));
     }
 
-    private function measurePoint(Scenario $scenario, Server $server, Point $point): PointResult
+    /** @param \Closure(): Server $restart stops the server and starts it again */
+    private function measurePoint(Scenario $scenario, Server $server, Point $point, LoadGenerator $load, \Closure $restart): PointResult
     {
         $options = $this->rig->options;
         $url = $server->url . $point->path;
@@ -77,17 +89,22 @@ final class Runner
 
             return new PointResult($point, [], $message);
         }
+        $fresh = $scenario instanceof OwnLoad && $scenario->freshServer($point);
         $runs = [];
         try {
-            if ($options->warmup > 0) {
+            if ($options->warmup > 0 && !$fresh) {
                 $this->progress->point($scenario->name(), $point->describe() . ' (warm-up)', 1, $options->repeat);
-                $this->loadRun($url, $point->connections, $options->warmup, null, "{$scenario->name()}-warmup");
+                $this->loadRun($load, $url, $point->connections, $options->warmup, null, "{$scenario->name()}-warmup");
             }
             for ($run = 1; $run <= $options->repeat; ++$run) {
+                if ($fresh && $run > 1) {
+                    $server = $restart();
+                    $url = $server->url . $point->path;
+                }
                 $this->progress->point($scenario->name(), $point->describe(), $run, $options->repeat);
-                $runs[] = $this->loadRun($url, $point->connections, $options->duration, $server, $scenario->name())->toArray();
+                $runs[] = $this->loadRun($load, $url, $point->connections, $options->duration, $server, $scenario->name())->toArray();
             }
-        } catch (LoadException $error) {
+        } catch (LoadException | BenchException | SkipException $error) {
             $this->progress->say("{$scenario->name()} · {$point->describe()}: {$error->getMessage()}");
 
             return new PointResult($point, $runs, $error->getMessage());
@@ -96,16 +113,25 @@ final class Runner
         return new PointResult($point, $runs);
     }
 
+    /** @throws SkipException */
+    private function loadFor(Scenario $scenario, Point $point): LoadGenerator
+    {
+        return $scenario instanceof OwnLoad ? $scenario->load($point, $this->rig) : $this->load;
+    }
+
     /** One run of the load generator; with a server, its processes are sampled meanwhile. */
-    private function loadRun(string $url, int $connections, int $seconds, ?Server $server, string $label): Measurement
+    private function loadRun(LoadGenerator $load, string $url, int $connections, int $seconds, ?Server $server, string $label): Measurement
     {
         $log = \sprintf('%s/%03d-%s.txt', $this->rawDir, ++$this->runs, $label);
         $sampler = new ProcessSampler($server?->pids() ?? [], ticksPerSecond: $this->ticksPerSecond, pageSize: $this->pageSize);
         $sampler->start();
-        $process = $this->rig->workspace->spawn($this->load->name(), $this->load->command($url, $connections, $seconds, $this->rig->options->timeout), null, null, $log);
+        $process = $this->rig->workspace->spawn($load->name(), $load->command($url, $connections, $seconds, $this->rig->options->timeout), null, null, $log);
+        $loadSampler = new ProcessSampler([$process->pid()], ticksPerSecond: $this->ticksPerSecond, pageSize: $this->pageSize);
+        $loadSampler->start();
         do {
             \usleep(self::SAMPLE_EVERY_US);
             $sampler->sample();
+            $loadSampler->sample();
         } while ($process->isRunning());
         $process->wait();
         $output = $process->output();
@@ -113,7 +139,7 @@ final class Runner
             @\unlink($log); // warm-ups are not results
         }
 
-        return new Measurement($this->load->parse($output), $sampler->cpuPercent(), $sampler->peakRssBytes());
+        return new Measurement($load->parse($output), $sampler->cpuPercent(), $sampler->peakRssBytes(), $sampler->startRssBytes(), $loadSampler->cpuPercent());
     }
 
     /**

@@ -25,13 +25,17 @@ final class BenchCommand
           queries   examples/db.php on MariaDB: sync vs coroutine, workers {2, 8, 50} x concurrency {100, 300, 500}
           latency   examples/db.php /slow?ms={0,1,5,10,50}: sync vs coroutine as the database gets slower
           blog      examples/blog `/`: Petrel direct vs behind an nginx reverse proxy vs nginx + php-fpm
+          symfony   examples/symfony, JSON route and Twig page: nginx + php-fpm vs Petrel sync vs Petrel coroutine
+          websocket examples/ws-echo.php round trips/s and p99 at c=100 and c=1000, memory per open
+                    connection, examples/chat broadcast fan-out to 1,000 clients (needs node and
+                    `npm install --prefix tests/Interop/node`)
 
         Options:
           --quick           1 s per run, 1 run, 1 s warm-up: checks that everything works (figures mean little)
           --duration=S      seconds per run, default 5
           --repeat=N        runs per point (the report shows their median and min-max), default 3
           --warmup=S        seconds of load before the runs of each point, default 2
-          --workers=N       workers for hello, latency and blog, default: CPU count
+          --workers=N       workers for hello, latency, blog, symfony and websocket echo, default: CPU count
           --load=TOOL       wrk (default) or ab
           --out=DIR         default bench/results/<UTC date-time>
 

@@ -33,7 +33,7 @@ final class BenchTest extends TestCase
     public function testBadArgumentsGetOneClearLine(): void
     {
         $cases = [
-            [['bench', 'helo'], 'petrel: bench: unknown scenario "helo" (scenarios: hello, queries, latency, blog)'],
+            [['bench', 'helo'], 'petrel: bench: unknown scenario "helo" (scenarios: hello, queries, latency, blog, symfony, websocket)'],
             [['bench', '--load=siege'], 'petrel: bench: --load must be wrk or ab, not "siege"'],
             [['bench', '--duration=0'], 'petrel: bench: --duration must be a whole number ≥ 1, not "0"'],
             [['bench', '--repeat=three'], 'petrel: bench: --repeat must be a whole number ≥ 1, not "three"'],
@@ -59,9 +59,12 @@ final class BenchTest extends TestCase
 
     public function testQuickRunOfEveryScenario(): void
     {
-        $this->requireTools(['wrk', 'nginx', 'gnuplot', 'php-fpm' . \PHP_MAJOR_VERSION . '.' . \PHP_MINOR_VERSION]);
+        $this->requireTools(['wrk', 'nginx', 'gnuplot', 'node', 'php-fpm' . \PHP_MAJOR_VERSION . '.' . \PHP_MINOR_VERSION]);
         if (!\str_starts_with((string) \getenv('MYSQL_URL'), 'mysql://')) {
             $this->requireTools(['mariadbd', 'mariadb-install-db']);
+        }
+        if (!\is_file(\dirname(__DIR__) . '/Interop/node/node_modules/ws/package.json')) {
+            $this->requireTools(['ws (npm install --prefix tests/Interop/node)']);
         }
 
         [$code, $output] = $this->bench(['--quick']);
@@ -70,7 +73,7 @@ final class BenchTest extends TestCase
         $report = (string) \file_get_contents("{$this->dir}/out/report.md");
         self::assertStringNotContainsString('not measured', $report);
         self::assertStringNotContainsString('⚠', $report);
-        foreach (['## Hello world', '## Three SQL queries', '## Query latency', '## The blog example'] as $heading) {
+        foreach (['## Hello world', '## Three SQL queries', '## Query latency', '## The blog example', '## Symfony', '## WebSocket'] as $heading) {
             self::assertStringContainsString($heading, $report);
         }
         foreach (['| Petrel coroutine |', '| Petrel sync |', '| nginx return 200 |', '| nginx + php-fpm (classic) |',
@@ -85,7 +88,14 @@ final class BenchTest extends TestCase
         foreach ([0, 1, 5, 10, 50] as $ms) {
             self::assertMatchesRegularExpression("/^\\| {$ms} ms \\| [\\d,.]+ \\| [\\d,.]+ \\| [\\d.]+× \\|/m", $report);
         }
-        foreach (['hello', 'queries', 'latency', 'blog'] as $chart) {
+        foreach (['JSON /api/hello', 'Twig /'] as $route) {
+            self::assertMatchesRegularExpression('/^\\| ' . \preg_quote($route, '/') . ' \\| [\\d,.]+ \\| [\\d,.]+ \\| [\\d,.]+ \\| [\\d.]+× \\| [\\d.]+× \\| [\\d.]+× \\|/m', $report);
+        }
+        self::assertMatchesRegularExpression('/^\\| Echo, 100 connections \\| [\\d,.]+ round trips\\/s \\|/m', $report);
+        self::assertMatchesRegularExpression('/^\\| Echo, 1,000 connections \\| [\\d,.]+ round trips\\/s \\|/m', $report);
+        self::assertMatchesRegularExpression('/^\\| Memory per open connection \\(1,000 held\\) \\| -?[\\d,.]+ KB, server RSS [\\d.]+ → [\\d.]+ MB \\|/m', $report);
+        self::assertMatchesRegularExpression('/^\\| Broadcast fan-out to 1,000 clients \\| [\\d,.]+ ms( \\([^)]*\\))? to reach all/m', $report);
+        foreach (['hello', 'queries', 'latency', 'blog', 'symfony', 'websocket'] as $chart) {
             self::assertStringStartsWith("\x89PNG", (string) \file_get_contents("{$this->dir}/out/{$chart}.png"));
             self::assertStringContainsString("![{$chart}]({$chart}.png)", $report);
         }
@@ -101,10 +111,11 @@ final class BenchTest extends TestCase
                 self::assertGreaterThan(0, $point->median('peak_rss_mb'), $point->point->describe());
             }
         }
-        self::assertSame(4 + 18 + 10 + 3, $points);
+        self::assertSame(4 + 18 + 10 + 3 + 6 + 4, $points);
         self::assertArrayHasKey('nginx', $results->machine);
         self::assertArrayHasKey('mariadb', $results->machine);
-        self::assertStringContainsString('[1/35] hello · Petrel coroutine', $output);
+        self::assertStringStartsWith('node v', $results->machine['websocket_load_generator'] ?? '');
+        self::assertStringContainsString('[1/45] hello · Petrel coroutine', $output);
         $this->assertNothingLeftRunning();
     }
 

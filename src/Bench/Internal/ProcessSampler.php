@@ -20,6 +20,7 @@ final class ProcessSampler
     /** @var array<int, int> pid => CPU ticks at the latest sample */
     private array $lastTicks = [];
     private int $peakRss = 0;
+    private int $firstRss = 0;
     private float $startedAt = 0.0;
     private float $sampledAt = 0.0;
 
@@ -42,6 +43,7 @@ final class ProcessSampler
         $this->peakRss = 0;
         $this->startedAt = $this->now();
         $this->sample();
+        $this->firstRss = $this->peakRss;
     }
 
     public function sample(): void
@@ -74,6 +76,12 @@ final class ProcessSampler
     public function peakRssBytes(): int
     {
         return $this->peakRss;
+    }
+
+    /** The summed RSS at start(), before the load: peak minus this is what the load cost. */
+    public function startRssBytes(): int
+    {
+        return $this->firstRss;
     }
 
     private function now(): float

@@ -117,6 +117,9 @@ final class Gnuplot
             \sprintf('set xrange [-0.6:%.1f]', \count($xs) - 0.4),
             $chart->logY ? 'set logscale y' : 'set yrange [0:*]',
         ];
+        if ($count > 1 && !$chart->logY) {
+            $lines[] = 'set offsets 0, 0, graph 0.15, 0'; // headroom: the key must not cover the tallest bar's label
+        }
         $plots = [];
         $index = 0;
         foreach (\array_keys($chart->series) as $name) {
