@@ -190,10 +190,16 @@ final class Database
         $this->pool->close();
     }
 
-    /** The coroutine's connection for one query, a dead one replaced first. */
+    /**
+     * The coroutine's connection for one query, a dead one replaced first. One the pool has
+     * just checked out (the coroutine's first query) is not checked again.
+     */
     private function lease(): Connection
     {
-        $connection = $this->pool->lease();
+        $connection = $this->pool->leased();
+        if ($connection === null) {
+            return $this->pool->lease();
+        }
 
         return $connection->isUsable() ? $connection : $this->recover($connection, false);
     }

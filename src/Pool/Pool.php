@@ -155,6 +155,25 @@ final class Pool
     }
 
     /**
+     * The connection the current coroutine has leased already (counted as asked for, as by
+     * lease()), or null when it holds none: lease() would acquire one. For a caller that
+     * checks a connection kept since an earlier call, but not one the pool has just checked
+     * out (Database: a liveness peek per query, not two in a row on the first).
+     *
+     * @return T|null
+     */
+    public function leased(): ?object
+    {
+        $id = Scheduler::get()->current()->id ?? 0;
+        $connection = $this->leases[$id] ?? null;
+        if ($connection !== null) {
+            $this->touched[$id] = true;
+        }
+
+        return $connection;
+    }
+
+    /**
      * Like lease(), for a caller that keeps the connection (Database::connection()): the
      * idle sweep never hands it to another coroutine but closes it, so a holder that comes
      * back to it later finds it closed (and asks again) instead of sharing it.

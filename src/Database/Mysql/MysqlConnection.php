@@ -297,7 +297,17 @@ final class MysqlConnection implements Connection
      */
     private function run(string $sql, array $params, int $mode): array|Result
     {
-        return $this->exclusive(fn (): array|Result => $this->reader->read($this->send($sql, $params), $sql, $mode));
+        // exclusive() written out: every query comes here, and a closure per query costs.
+        $this->enter();
+        try {
+            return $this->reader->read($this->send($sql, $params), $sql, $mode);
+        } catch (QueryException | DatabaseError $e) {
+            throw $e;
+        } catch (Throwable $e) {
+            throw $this->fail($e);
+        } finally {
+            $this->guard->use->leave();
+        }
     }
 
     /**

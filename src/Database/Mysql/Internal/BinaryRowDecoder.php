@@ -47,6 +47,8 @@ final class BinaryRowDecoder implements RowDecoder
     /** @var list<int> */
     private readonly array $nullMask;
     private readonly int $valuesOffset;
+    /** The NULL bitmap of a row without NULLs: all zero bytes. */
+    private readonly string $noNulls;
 
     /** @param list<ColumnDefinition> $columns */
     public function __construct(array $columns)
@@ -80,27 +82,32 @@ final class BinaryRowDecoder implements RowDecoder
         $this->nullByte = $nullByte;
         $this->nullMask = $nullMask;
         $this->valuesOffset = 1 + ((\count($columns) + 9) >> 3);
+        $this->noNulls = str_repeat("\0", $this->valuesOffset - 1);
+    }
+
+    public function decode(string $payload): array
+    {
+        return $this->decodeAt($payload, 0, \strlen($payload));
     }
 
     /**
      * Hot loop, kept in one method on purpose: one call per row; only temporal values and
-     * long strings call out.
-     *
-     * @return array<string, mixed>
+     * long strings call out. $payload is the read buffer, the row at [$start, $end).
      */
-    public function decode(string $payload): array
+    public function decodeAt(string $payload, int $start, int $end): array
     {
-        $end = \strlen($payload);
-        $o = $this->valuesOffset;
-        if ($o > $end || $payload[0] !== "\x00") {
+        $o = $start + $this->valuesOffset;
+        if ($o > $end || $payload[$start] !== "\x00") {
             throw new ProtocolException('Malformed binary row header');
         }
         $names = $this->names;
+        // Most rows have no NULL: one comparison then, instead of a bit test per column.
+        $nulls = substr_compare($payload, $this->noNulls, $start + 1, $this->valuesOffset - 1) !== 0;
         $nullByte = $this->nullByte;
         $nullMask = $this->nullMask;
         $row = [];
         foreach ($this->kinds as $i => $kind) {
-            if ((\ord($payload[$nullByte[$i]]) & $nullMask[$i]) !== 0) {
+            if ($nulls && (\ord($payload[$start + $nullByte[$i]]) & $nullMask[$i]) !== 0) {
                 $row[$names[$i]] = null;
                 continue;
             }
@@ -114,9 +121,9 @@ final class BinaryRowDecoder implements RowDecoder
                     if ($length < 0xFB) {
                         ++$o;
                     } else {
-                        $reader = new PayloadReader($payload, $o);
+                        $reader = new PayloadReader(substr($payload, $o, min(9, $end - $o))); // up to 9 bytes
                         $length = $reader->lenencLength();
-                        $o = $reader->offset();
+                        $o += $reader->offset();
                     }
                     $value = (string) substr($payload, $o, $length);
                     $row[$names[$i]] = $kind === self::STRING ? $value : BitValue::decode($value);

@@ -117,6 +117,105 @@ final class PacketFramer
         }
     }
 
+    /**
+     * Bulk form of next() for result rows: hands the complete packets at the head of the
+     * buffer to $decoder in place (RowDecoder::decodeAt(), no payload copied out), appending
+     * the rows to $rows, until $limit rows or the first packet that is not a plain row —
+     * empty, starting with 0xFE or 0xFF (an end or an error), incomplete, part of a split
+     * payload, over the size limit or out of sequence — which is left for next() (to return,
+     * or to throw about). Returns how many rows it appended.
+     *
+     * Hot loop: one call per row.
+     *
+     * @param list<array<string, mixed>> $rows
+     * @throws ProtocolException from the row decoder
+     */
+    public function rows(RowDecoder $decoder, array &$rows, int $limit): int
+    {
+        if ($this->partial !== []) {
+            return 0;
+        }
+        $b = $this->buffer;
+        $size = \strlen($b);
+        $o = $this->offset;
+        $sequence = $this->sequence;
+        $maxLength = \min(self::MAX_CHUNK - 1, $this->maxPayload);
+        $taken = 0;
+        while ($taken < $limit && $o + 4 < $size) {
+            $length = \ord($b[$o]) | (\ord($b[$o + 1]) << 8) | (\ord($b[$o + 2]) << 16);
+            $start = $o + 4;
+            $end = $start + $length;
+            if ($end > $size || $length === 0 || $length > $maxLength || \ord($b[$o + 3]) !== $sequence
+                || $b[$start] === "\xFE" || $b[$start] === "\xFF"
+            ) {
+                break;
+            }
+            $rows[] = $decoder->decodeAt($b, $start, $end);
+            $sequence = ($sequence + 1) & 0xFF;
+            $o = $end;
+            ++$taken;
+        }
+        $this->offset = $o;
+        $this->sequence = $sequence;
+
+        return $taken;
+    }
+
+    /**
+     * The next $count packets, headers included, as one string — for column definitions,
+     * which a connection receives again and again byte for byte, so the whole span can be
+     * looked up in a cache at once (payloads() cuts it up on a miss). Null, taking nothing,
+     * unless all $count have arrived and each is an ordinary packet: in sequence, within
+     * the limit, not empty, not part of a split payload, not starting with 0xFF (an error);
+     * next() then takes them one by one (and throws about what is wrong).
+     */
+    public function packets(int $count): ?string
+    {
+        if ($this->partial !== []) {
+            return null;
+        }
+        $b = $this->buffer;
+        $size = \strlen($b);
+        $o = $this->offset;
+        $sequence = $this->sequence;
+        $maxLength = \min(self::MAX_CHUNK - 1, $this->maxPayload);
+        for ($i = 0; $i < $count; ++$i) {
+            if ($o + 4 >= $size) {
+                return null;
+            }
+            $length = \ord($b[$o]) | (\ord($b[$o + 1]) << 8) | (\ord($b[$o + 2]) << 16);
+            if ($o + 4 + $length > $size || $length === 0 || $length > $maxLength
+                || \ord($b[$o + 3]) !== $sequence || $b[$o + 4] === "\xFF"
+            ) {
+                return null;
+            }
+            $sequence = ($sequence + 1) & 0xFF;
+            $o += 4 + $length;
+        }
+        $span = substr($b, $this->offset, $o - $this->offset);
+        $this->offset = $o;
+        $this->sequence = $sequence;
+
+        return $span;
+    }
+
+    /**
+     * The payloads of a span of whole packets (from packets()).
+     *
+     * @return list<string>
+     */
+    public static function payloads(string $span): array
+    {
+        $payloads = [];
+        $size = \strlen($span);
+        for ($o = 0; $o + 4 <= $size; $o += 4 + $length) {
+            $length = \ord($span[$o]) | (\ord($span[$o + 1]) << 8) | (\ord($span[$o + 2]) << 16);
+            $payloads[] = substr($span, $o + 4, $length);
+        }
+
+        return $payloads;
+    }
+
     /** Frames a payload with the current sequence id(s), advancing the counter. */
     public function packet(string $payload): string
     {

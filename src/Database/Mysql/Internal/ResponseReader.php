@@ -54,6 +54,9 @@ final class ResponseReader
         $sets = [];
         $result = null;
         $error = null;
+        if ($framer->bufferedLength() === 0) {
+            $this->link->fill(); // the reply to a command just sent: nothing can be there yet
+        }
         do {
             $event = $result === null || $mode === self::ALL_SETS
                 ? $decoder->drain($framer, $rows)

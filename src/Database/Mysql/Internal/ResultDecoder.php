@@ -33,7 +33,7 @@ final class ResultDecoder
     private int $columnCount = 0;
     /** @var list<string> column definition packets of the result set being read */
     private array $rawColumns = [];
-    /** The raw definitions, length-prefixed: the MetadataCache key. */
+    /** The protocol, then the definitions as whole packets: the MetadataCache key. */
     private string $columnsKey = '';
     /** @var list<ColumnDefinition> */
     private array $columns = [];
@@ -109,9 +109,14 @@ final class ResultDecoder
         $taken = 0;
         while (true) {
             if ($this->state === self::ROWS && $this->rowDecoder !== null) {
-                // Hot loop: rows go straight from the framer through the row decoder.
+                // Hot loop: the framer hands rows to the row decoder in place, and stops at
+                // anything else (an end, an error, a partial packet) for next() and push().
                 $decoder = $this->rowDecoder;
                 while ($taken < $limit) {
+                    $taken += $framer->rows($decoder, $rows, $limit - $taken);
+                    if ($taken >= $limit) {
+                        break;
+                    }
                     $payload = $framer->next();
                     if ($payload === null) {
                         return null;
@@ -129,6 +134,15 @@ final class ResultDecoder
                 }
 
                 return ResultEvent::Row;
+            }
+            if ($this->state === self::COLUMNS && $this->rawColumns === []) {
+                $event = $this->columnSpan($framer); // null: not all there yet, or something unusual
+                if ($event === ResultEvent::Pending) {
+                    continue;
+                }
+                if ($event !== null) {
+                    return $event;
+                }
             }
             $payload = $framer->next();
             if ($payload === null) {
@@ -254,11 +268,35 @@ final class ResultDecoder
             return $this->fail(ErrPacket::parse($payload));
         }
         $this->rawColumns[] = $payload;
-        $this->columnsKey .= \strlen($payload) . ':' . $payload;
+        // The key is what packets() would give for them in a first result set (ids from 2).
+        $this->columnsKey .= PacketFramer::frame($payload, \count($this->rawColumns) + 1);
         if (\count($this->rawColumns) < $this->columnCount) {
             return ResultEvent::Pending;
         }
-        $this->resolveColumns();
+        $this->resolveColumns($this->rawColumns);
+
+        return $this->columnsRead();
+    }
+
+    /**
+     * All the column definitions in one piece, when all have arrived (drain()'s way: one
+     * cache lookup, no packet handled one by one); null, taking nothing, when the framer
+     * cannot give them so (PacketFramer::packets()).
+     */
+    private function columnSpan(PacketFramer $framer): ?ResultEvent
+    {
+        $span = $framer->packets($this->columnCount);
+        if ($span === null) {
+            return null;
+        }
+        $this->columnsKey = ($this->binary ? 'b' : 't') . $span;
+        $this->resolveColumns(null, $span);
+
+        return $this->columnsRead();
+    }
+
+    private function columnsRead(): ResultEvent
+    {
         if (!$this->deprecateEof) {
             $this->state = self::COLUMNS_EOF;
 
@@ -280,8 +318,13 @@ final class ResultDecoder
         return $this->beginRows();
     }
 
-    /** Parses the column definitions and builds the row decoder, or takes both from the cache. */
-    private function resolveColumns(): void
+    /**
+     * Parses the column definitions (the payloads, or the span of whole packets) and builds
+     * the row decoder, or takes both from the cache.
+     *
+     * @param list<string>|null $payloads
+     */
+    private function resolveColumns(?array $payloads, string $span = ''): void
     {
         $cached = $this->cache?->get($this->columnsKey);
         if ($cached !== null) {
@@ -290,7 +333,7 @@ final class ResultDecoder
             return;
         }
         $columns = [];
-        foreach ($this->rawColumns as $payload) {
+        foreach ($payloads ?? PacketFramer::payloads($span) as $payload) {
             $columns[] = ColumnDefinition::parse($payload);
         }
         $this->columns = $columns;

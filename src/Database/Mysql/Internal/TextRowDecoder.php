@@ -49,22 +49,25 @@ final class TextRowDecoder implements RowDecoder
         $this->kinds = $kinds;
     }
 
-    /**
-     * Hot loop, kept in one method on purpose: one call per row, none per column.
-     *
-     * @return array<string, mixed>
-     */
     public function decode(string $payload): array
     {
+        return $this->decodeAt($payload, 0, \strlen($payload));
+    }
+
+    /**
+     * Hot loop, kept in one method on purpose: one call per row, none per column (values
+     * are cut straight out of the read buffer).
+     */
+    public function decodeAt(string $buffer, int $offset, int $end): array
+    {
         $kinds = $this->kinds;
-        $end = \strlen($payload);
-        $o = 0;
+        $o = $offset;
         $row = [];
         foreach ($this->names as $i => $name) {
             if ($o >= $end) {
                 throw new ProtocolException('Truncated text row');
             }
-            $length = \ord($payload[$o]);
+            $length = \ord($buffer[$o]);
             if ($length < 0xFB) {
                 ++$o;
             } elseif ($length === 0xFB) {
@@ -72,24 +75,24 @@ final class TextRowDecoder implements RowDecoder
                 ++$o;
                 continue;
             } else {
-                $reader = new PayloadReader($payload, $o);
+                $reader = new PayloadReader(substr($buffer, $o, min(9, $end - $o))); // a length takes up to 9 bytes
                 $length = $reader->lenencLength();
-                $o = $reader->offset();
+                $o += $reader->offset();
             }
-            $value = (string) substr($payload, $o, $length);
-            $o += $length;
             $kind = $kinds[$i];
             if ($kind === self::STRING) {
-                $row[$name] = $value;
+                $row[$name] = substr($buffer, $o, $length);
             } elseif ($kind === self::INT) {
-                $row[$name] = (int) $value;
+                $row[$name] = (int) substr($buffer, $o, $length);
             } elseif ($kind === self::FLOAT) {
-                $row[$name] = (float) $value;
+                $row[$name] = (float) substr($buffer, $o, $length);
             } elseif ($kind === self::BIT) {
-                $row[$name] = BitValue::decode($value);
+                $row[$name] = BitValue::decode(substr($buffer, $o, $length));
             } else {
+                $value = substr($buffer, $o, $length);
                 $row[$name] = \strlen($value) < 19 ? (int) $value : self::unsignedBigint($value);
             }
+            $o += $length;
         }
         if ($o !== $end) {
             throw new ProtocolException('Malformed text row: value lengths do not match the packet');

@@ -45,7 +45,7 @@ final class RowDecoder
         foreach ($rows as &$row) {
             foreach ($casts as $name => $kind) {
                 if (($value = $row[$name]) !== null) {
-                    $row[$name] = self::cast($kind, $value);
+                    $row[$name] = $kind === self::INT ? (int) $value : self::cast($kind, $value); // ints: no call
                 }
             }
         }
