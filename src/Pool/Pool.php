@@ -29,6 +29,8 @@ final class Pool
     /** @var array<int, float> spl_object_id => creation time, for every open connection */
     private array $born = [];
     private int $size = 0;
+    /** Acquires that gave up (PoolExhaustedException) since the pool was made, for the metrics. */
+    private int $timeouts = 0;
     /** @var array<int, Suspension> FIFO of coroutines waiting for a connection */
     private array $waiters = [];
     /** @var array<int, T> coroutine id (0: main context) => leased connection */
@@ -60,6 +62,7 @@ final class Pool
         private readonly ?Closure $close = null,
     ) {
         $this->releaseAtEnd = $this->endLease(...);
+        PoolRegistry::register($this);
     }
 
     /**
@@ -255,7 +258,7 @@ final class Pool
         }
     }
 
-    /** @return array{name: string, size: int, idle: int, busy: int, waiting: int, max: int} */
+    /** @return array{name: string, size: int, idle: int, busy: int, waiting: int, max: int, timeouts: int} */
     public function stats(): array
     {
         return [
@@ -265,6 +268,7 @@ final class Pool
             'busy' => $this->size - \count($this->idle),
             'waiting' => \count($this->waiters),
             'max' => $this->config->max,
+            'timeouts' => $this->timeouts,
         ];
     }
 
@@ -315,12 +319,15 @@ final class Pool
         $suspension = $scheduler->suspension();
         $key = \spl_object_id($suspension);
         $this->waiters[$key] = $suspension;
-        $timer = $scheduler->driver->delay($timeout, fn () => $suspension->throw(new PoolExhaustedException(\sprintf(
-            'Pool "%s" is exhausted: all %d connections stayed in use for %s s (raise max, or hold connections for shorter)',
-            $this->name,
-            $this->config->max,
-            $timeout,
-        ))));
+        $timer = $scheduler->driver->delay($timeout, function () use ($suspension, $timeout): void {
+            ++$this->timeouts;
+            $suspension->throw(new PoolExhaustedException(\sprintf(
+                'Pool "%s" is exhausted: all %d connections stayed in use for %s s (raise max, or hold connections for shorter)',
+                $this->name,
+                $this->config->max,
+                $timeout,
+            )));
+        });
         try {
             $connection = $suspension->suspend();
         } finally {

@@ -80,7 +80,7 @@ final class PoolTest extends AsyncTestCase
             self::assertSame(2, $peak);
             self::assertSame([0, 1, 2, 3, 4, 5], $order);
             self::assertSame(2, $this->opened);
-            self::assertSame(['name' => 'test', 'size' => 2, 'idle' => 2, 'busy' => 0, 'waiting' => 0, 'max' => 2], $pool->stats());
+            self::assertSame(['name' => 'test', 'size' => 2, 'idle' => 2, 'busy' => 0, 'waiting' => 0, 'max' => 2, 'timeouts' => 0], $pool->stats());
         });
     }
 
@@ -95,6 +95,8 @@ final class PoolTest extends AsyncTestCase
             } catch (PoolExhaustedException $e) {
                 self::assertStringContainsString('Pool "test" is exhausted: all 1 connections stayed in use for 0.02 s', $e->getMessage());
             }
+            self::assertSame(1, $pool->stats()['timeouts'], 'counted for the metrics');
+            self::assertSame(1, \Petrel\Pool\PoolRegistry::stats()['test']['timeouts'] ?? null, 'the registry sees the pool');
             $pool->release($held);
         });
     }
@@ -134,7 +136,7 @@ final class PoolTest extends AsyncTestCase
             }
             $connection = $waited->join();
             self::assertSame(1, $this->opened, 'the failed coroutine\'s connection was handed over');
-            self::assertSame(['name' => 'test', 'size' => 1, 'idle' => 1, 'busy' => 0, 'waiting' => 0, 'max' => 1], $pool->stats());
+            self::assertSame(['name' => 'test', 'size' => 1, 'idle' => 1, 'busy' => 0, 'waiting' => 0, 'max' => 1, 'timeouts' => 0], $pool->stats());
             self::assertSame($connection, go(static fn () => $pool->lease())->join());
         });
     }
@@ -263,7 +265,7 @@ final class PoolTest extends AsyncTestCase
                 self::assertSame([$first], $this->closed);
                 self::assertNotSame($first, $pool->lease());
             })->join();
-            self::assertSame(['name' => 'test', 'size' => 1, 'idle' => 1, 'busy' => 0, 'waiting' => 0, 'max' => 2], $pool->stats());
+            self::assertSame(['name' => 'test', 'size' => 1, 'idle' => 1, 'busy' => 0, 'waiting' => 0, 'max' => 2, 'timeouts' => 0], $pool->stats());
         });
     }
 

@@ -2,13 +2,12 @@
 
 declare(strict_types=1);
 
-namespace Petrel\Observability;
-
-use Petrel\Pool\Pool;
+namespace Petrel\Pool;
 
 /**
- * The pools alive in this worker, for the metrics (in use, idle, waiting, acquire timeouts
- * per pool). A pool is held weakly: registering never keeps one alive.
+ * The pools alive in this process, for diagnostics (the metrics and `petrel status`: in
+ * use, idle, waiting, acquire timeouts per pool). Every Pool registers itself; a pool is
+ * held weakly, so registering never keeps one alive.
  */
 final class PoolRegistry
 {
@@ -23,8 +22,8 @@ final class PoolRegistry
     }
 
     /**
-     * Per pool name (pools of the same name are summed): busy, idle, waiting, and timeouts
-     * when the pool counts them.
+     * Per pool name (pools of the same name are summed): busy, idle, waiting, and acquire
+     * timeouts since the pool was made.
      *
      * @return array<string, array{busy: int, idle: int, waiting: int, timeouts: int}>
      */
@@ -37,7 +36,7 @@ final class PoolRegistry
             $row['busy'] += $figures['busy'];
             $row['idle'] += $figures['idle'];
             $row['waiting'] += $figures['waiting'];
-            $row['timeouts'] += (int) (((array) $figures)['timeouts'] ?? 0);
+            $row['timeouts'] += $figures['timeouts'];
             $stats[$figures['name']] = $row;
         }
 
