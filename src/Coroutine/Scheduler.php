@@ -175,6 +175,25 @@ final class Scheduler
     }
 
     /**
+     * @internal For a wait that recurs on one object (a socket's reads): $previous itself,
+     * pending again, if it is done and belongs to the running coroutine, else a new
+     * suspension — one object per socket instead of one per wait. Only for a suspension
+     * that its waker forgets once it has woken it, so that no late resume() or throw()
+     * can reach the next wait (Socket\Internal\Readiness clears its $reader in finally).
+     */
+    public function suspensionAgain(?Suspension $previous): Suspension
+    {
+        $coroutine = $this->current ?? $this->main;
+        if ($previous === null || $previous->coroutine !== $coroutine || $previous->state !== Suspension::DONE) {
+            return new Suspension($this, $coroutine);
+        }
+        $previous->state = Suspension::PENDING;
+        $previous->value = $previous->error = null;
+
+        return $previous;
+    }
+
+    /**
      * Runs $function in the current coroutine with a deadline: any call that suspends after
      * $seconds throws a TimeoutException (the one pending at that moment included).
      */

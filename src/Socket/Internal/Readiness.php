@@ -31,6 +31,8 @@ final class Readiness
      */
     public ?Suspension $reader = null;
     private ?Suspension $writer = null;
+    /** The suspension of the last read wait, reused by the next (Scheduler::suspensionAgain()). */
+    private ?Suspension $readSuspension = null;
     /**
      * Set by a caller that waited for readability without reading (the HTTP server's
      * awaitReadable()): the socket's next read that comes back empty is EOF, with no
@@ -67,14 +69,19 @@ final class Readiness
         $this->keepReadWatcher = true;
     }
 
+    /**
+     * Once per read that finds nothing (per request on a keep-alive connection): one
+     * suspension reused from wait to wait, and the Scheduler's own suspend() and wake()
+     * called directly, what Suspension::suspend() and resume() would do with a call more.
+     */
     public function waitReadable(): void
     {
         ++$this->readWaits;
-        $suspension = $this->scheduler->suspension();
+        $suspension = $this->readSuspension = $this->scheduler->suspensionAgain($this->readSuspension);
         if ($this->readWatcher === null) {
             $this->readWatcher = $this->driver->onReadable($this->stream, function (int $id): void {
                 if ($this->reader !== null) {
-                    $this->reader->resume();
+                    $this->scheduler->wake($this->reader, null, null);
                 } else {
                     $this->readWatched = false; // bytes nobody waits for yet: see keepReadWatcher()
                     $this->driver->disable($id);
@@ -86,7 +93,7 @@ final class Readiness
         $this->readWatched = true;
         $this->reader = $suspension;
         try {
-            $suspension->suspend();
+            $this->scheduler->suspend($suspension, null);
         } finally {
             $this->reader = null;
             if (!$this->keepReadWatcher) {
