@@ -288,6 +288,7 @@ final class EpollDriver implements Driver
                 break;
             case Watcher::SIGNAL:
                 $this->signals->add($watcher);
+                $this->streams->useSignalPipe($this->signals->pipe());
                 break;
         }
         if ($watcher->referenced) {
@@ -347,15 +348,23 @@ final class EpollDriver implements Driver
             }
         }
 
-        $timeout = null;
-        if ($this->deferQueue !== []) {
-            $timeout = 0.0;
-        } elseif (($next = $this->timers->peek()) !== null) {
-            $timeout = \max(0.0, $next->due - $this->now());
+        // Steps 2 to 4: wait for the streams (not at all with deferred callbacks queued)
+        // until the next timer or the next sweep, then run the due timers. Read from
+        // fields, not asked through calls: a tick with no timer due makes none.
+        $now = \hrtime(true) * 1e-9;
+        if ($now >= $this->nextSweep) {
+            $this->sweep();
         }
-        $this->wait($timeout);
+        $until = $this->timers->nextDue < $this->nextSweep ? $this->timers->nextDue : $this->nextSweep;
+        $this->streams->wait(
+            $this->deferQueue !== [] || $until <= $now ? 0 : (int) \ceil(($until - $now) * 1000),
+            $this->signals,
+        );
 
-        $now = $this->now();
+        $now = \hrtime(true) * 1e-9;
+        if ($this->timers->nextDue > $now) {
+            return;
+        }
         while (($timer = $this->timers->extractDue($now)) !== null) {
             if ($timer->type === Watcher::REPEAT) {
                 \assert(\is_float($timer->value));
@@ -369,23 +378,6 @@ final class EpollDriver implements Driver
             }
             ($timer->callback)($timer->id);
         }
-    }
-
-    /**
-     * Step 2 and 3 (and 4, in EpollStreams) of a tick. The wait is cut at the next sweep
-     * (once a second), which is the only per-tick bookkeeping besides the wait itself.
-     */
-    private function wait(?float $timeout): void
-    {
-        $untilSweep = $this->nextSweep - \hrtime(true) * 1e-9;
-        if ($untilSweep <= 0) {
-            $this->sweep();
-            $untilSweep = 1.0;
-        }
-        if ($timeout === null || $timeout > $untilSweep) {
-            $timeout = $untilSweep;
-        }
-        $this->streams->wait((int) \ceil($timeout * 1000), $this->signals);
     }
 
     private function sweep(): void

@@ -42,7 +42,10 @@ final class EpollStreams
     /** @var list<int> descriptors released while events are dispatched, closed after */
     private array $closeLater = [];
     private bool $dispatching = false;
+    /** Our descriptor of the signals' self-pipe, once registered. */
     private ?int $signalPipe = null;
+    /** @var resource|null the signals' self-pipe, once a signal watcher made it */
+    private mixed $signalStream = null;
     private Epoll $epoll;
     private DescriptorChannel $channel;
     private int $pid;
@@ -128,22 +131,35 @@ final class EpollStreams
     }
 
     /**
+     * The signals' self-pipe (SignalDispatcher::pipe()), registered by the next wait() so
+     * that a signal wakes it; null (no signal watched yet) is ignored.
+     *
+     * @param resource|null $pipe
+     */
+    public function useSignalPipe(mixed $pipe): void
+    {
+        $this->signalStream ??= $pipe;
+    }
+
+    /**
      * Waits up to $timeoutMs (-1: no limit), then runs the callbacks of ready streams:
      * readable ones, then writable ones. The hot loop of the server: two word reads and a
-     * few array lookups per event, nothing allocated unless a stream is writable. The
-     * signals' self-pipe is registered once it exists, so a signal wakes the wait.
+     * few array lookups per event, nothing allocated unless a stream is writable, and no
+     * call for signals unless one arrived.
      */
     public function wait(int $timeoutMs, SignalDispatcher $signals): void
     {
         if ($this->pid !== \getmypid()) {
             $this->rebuild();
         }
-        if ($this->signalPipe === null && ($pipe = $signals->pipe()) !== null) {
-            $this->signalPipe = $this->channel->duplicate($pipe);
+        if ($this->signalPipe === null && $this->signalStream !== null) {
+            $this->signalPipe = $this->channel->duplicate($this->signalStream);
             $this->epoll->change($this->signalPipe, 0, Epoll::IN);
         }
         $count = $this->epoll->wait($timeoutMs);
-        $signals->dispatch();
+        if ($signals->pending !== []) {
+            $signals->dispatch();
+        }
         if ($count === 0) {
             return;
         }
@@ -184,10 +200,12 @@ final class EpollStreams
             }
         } finally {
             $this->dispatching = false;
-            foreach ($this->closeLater as $fd) {
-                $this->channel->close($fd);
+            if ($this->closeLater !== []) {
+                foreach ($this->closeLater as $fd) {
+                    $this->channel->close($fd);
+                }
+                $this->closeLater = [];
             }
-            $this->closeLater = [];
         }
     }
 

@@ -20,8 +20,13 @@ final class SignalDispatcher
     private array $watchers = [];
     /** @var array<int, mixed> */
     private array $previousHandlers = [];
-    /** @var list<int> */
-    private array $pending = [];
+    /**
+     * Signals arrived and not yet dispatched. Public so that a driver's tick checks it
+     * without a call; only this class (and its handlers) write it.
+     *
+     * @var list<int>
+     */
+    public array $pending = [];
     /** @var array<int, resource>|null [read end, write end] */
     private ?array $pipe = null;
 

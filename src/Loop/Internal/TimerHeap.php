@@ -15,6 +15,11 @@ final class TimerHeap
 {
     /** @var array<int, Watcher> */
     private array $heap = [];
+    /**
+     * When the earliest timer is due (INF: none). Public so that the loop reads it in each
+     * tick without a call; only this class writes it.
+     */
+    public float $nextDue = \INF;
 
     public function count(): int
     {
@@ -32,6 +37,7 @@ final class TimerHeap
         $this->heap[] = $watcher;
         $watcher->heapIndex = $index;
         $this->siftUp($index);
+        $this->nextDue = $this->heap[0]->due;
     }
 
     public function remove(Watcher $watcher): void
@@ -42,13 +48,13 @@ final class TimerHeap
         }
         $watcher->heapIndex = -1;
         $last = \array_pop($this->heap);
-        if ($last === $watcher || $last === null) {
-            return;
+        if ($last !== $watcher && $last !== null) {
+            $this->heap[$index] = $last;
+            $last->heapIndex = $index;
+            $this->siftDown($index);
+            $this->siftUp($last->heapIndex);
         }
-        $this->heap[$index] = $last;
-        $last->heapIndex = $index;
-        $this->siftDown($index);
-        $this->siftUp($last->heapIndex);
+        $this->nextDue = isset($this->heap[0]) ? $this->heap[0]->due : \INF;
     }
 
     /** Removes and returns the earliest timer if it is due at $now. */
