@@ -5,6 +5,8 @@
 #   bench/micro/http-instructions.sh                  # this checkout, examples/hello.php
 #   bench/micro/http-instructions.sh /tmp/base .      # A/B: two checkouts (each with vendor/)
 #   N=2000 APP=examples/hello.php bench/micro/http-instructions.sh
+#   CONNECTIONS=1 bench/micro/http-instructions.sh    # one ready connection per loop wait
+#   OPCACHE=1 bench/micro/http-instructions.sh        # opcache on, JIT off: as bin/petrel runs
 #
 # For each checkout it runs bench/micro/instructions/server.php (an Http\Server in one
 # process) under `valgrind --tool=callgrind` twice, for N and for 2N requests sent by
@@ -13,6 +15,9 @@
 # (instructions(2N) - instructions(N)) / N: start-up and shut-down cancel out. No JIT
 # (valgrind), so the figure is the interpreter's; syscalls' kernel time is not in it. Use
 # it to compare changes to the request path; use http-cpu.sh or bench/hello for speed.
+# With 50 connections the figure moves by a few hundred from run to run (how many
+# connections each loop wait finds ready depends on timing); CONNECTIONS=1 is the same to
+# within ~10 on every run and counts the loop's whole cost per wait: the one to A/B with.
 # Needs valgrind, curl and php. About a minute per checkout.
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"
@@ -21,6 +26,8 @@ N=${N:-2000}
 APP=${APP:-examples/hello.php}
 CONNECTIONS=${CONNECTIONS:-50}
 PAUSE_MS=${PAUSE_MS:-2}
+PHP_FLAGS=()
+[ "${OPCACHE:-0}" = 1 ] && PHP_FLAGS=(-d opcache.enable_cli=1 -d opcache.jit=disable)
 bench_need valgrind curl php
 [ $# -gt 0 ] || set -- "$HERE"
 
@@ -30,7 +37,7 @@ count() {
     port=$(bench_free_port)
     log="$BENCH_TMP/valgrind.log"
     (cd "$root" && PETREL_ROOT=$root exec valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-        php "$HERE/bench/micro/instructions/server.php" "$port" "$requests" "$APP") >"$log" 2>&1 &
+        php ${PHP_FLAGS[@]+"${PHP_FLAGS[@]}"} "$HERE/bench/micro/instructions/server.php" "$port" "$requests" "$APP") >"$log" 2>&1 &
     local server=$!
     bench_wait_http "http://127.0.0.1:$port/" 60 || { cat "$log" >&2; return 1; }
     php "$HERE/bench/micro/instructions/client.php" "$port" $((requests - 1)) "$CONNECTIONS" "$PAUSE_MS"
@@ -38,8 +45,8 @@ count() {
     awk '/ refs:/ { gsub(",", "", $4); print $4 }' "$log"
 }
 
-printf 'http-instructions — PHP %s, %s, %d and %d requests on %d connections\n' \
-    "$(php -r 'echo PHP_VERSION;')" "$APP" "$N" $((2 * N)) "$CONNECTIONS"
+printf 'http-instructions — PHP %s, %s, %d and %d requests on %d connections%s\n' \
+    "$(php -r 'echo PHP_VERSION;')" "$APP" "$N" $((2 * N)) "$CONNECTIONS" "$([ ${#PHP_FLAGS[@]} -gt 0 ] && echo ', opcache on')"
 for checkout in "$@"; do
     root=$(cd "$checkout" && pwd)
     small=$(count "$root" "$N")

@@ -71,6 +71,25 @@ final class Request
     }
 
     /**
+     * @internal for the parser, which keeps one blank request per connection (its remote
+     * address and limits set, nothing else) and calls this on it once per request: a copy
+     * with the parts of a new head, ~900 instructions cheaper than the constructor.
+     *
+     * @param array<string, list<string>> $headers lowercase names
+     */
+    public function withParsedHead(string $method, string $target, string $protocolVersion, array $headers, string $body): self
+    {
+        $copy = clone $this;
+        $copy->method = $method;
+        $copy->target = $target;
+        $copy->protocolVersion = $protocolVersion;
+        $copy->headers = $headers;
+        $copy->body = $body;
+
+        return $copy;
+    }
+
+    /**
      * A request for tests and the framework. An absolute $uri sets the Host header; HTTP/1.1
      * requests without one get "Host: localhost"; a non-empty body gets Content-Length.
      *

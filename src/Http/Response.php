@@ -27,6 +27,13 @@ final class Response
     /** @var (\Closure(\Petrel\Socket\Socket, string, UpgradeContext): void)|null see upgrade() */
     private ?\Closure $upgradeHandler = null;
 
+    private const TEXT = ['content-type' => ['Content-Type', ['text/plain; charset=utf-8']]];
+    private const HTML = ['content-type' => ['Content-Type', ['text/html; charset=utf-8']]];
+    private const JSON = ['content-type' => ['Content-Type', ['application/json']]];
+
+    /** What typed() copies for a 200: no headers, no cookies, an empty body. */
+    private static ?self $blank = null;
+
     /** @var array<string, string> header names already found valid => lowercase */
     private static array $checkedNames = [];
 
@@ -50,12 +57,12 @@ final class Response
 
     public static function text(string $text, int $status = 200): self
     {
-        return self::typed($status, 'text/plain; charset=utf-8', $text);
+        return self::typed($status, self::TEXT, $text);
     }
 
     public static function html(string $html, int $status = 200): self
     {
-        return self::typed($status, 'text/html; charset=utf-8', $html);
+        return self::typed($status, self::HTML, $html);
     }
 
     /** @throws \JsonException when $data cannot be encoded */
@@ -64,7 +71,7 @@ final class Response
         int $status = 200,
         int $flags = \JSON_UNESCAPED_SLASHES | \JSON_UNESCAPED_UNICODE,
     ): self {
-        return self::typed($status, 'application/json', \json_encode($data, $flags | \JSON_THROW_ON_ERROR));
+        return self::typed($status, self::JSON, \json_encode($data, $flags | \JSON_THROW_ON_ERROR));
     }
 
     public static function redirect(string $url, int $status = 302): self
@@ -252,11 +259,24 @@ final class Response
         return $copy;
     }
 
-    /** For content types known to be valid: skips the header checks. */
-    private static function typed(int $status, string $contentType, string $body): self
+    /**
+     * For the header maps above, known to be valid: skips the header checks, and the map
+     * is a constant array, shared rather than built per response. A 200 (most responses,
+     * one per request) is a copy of a blank one: cheaper than the constructor.
+     *
+     * @param array<string, array{string, list<string>}> $headers
+     */
+    private static function typed(int $status, array $headers, string $body): self
     {
+        if ($status === 200) {
+            $response = clone (self::$blank ??= new self());
+            $response->headers = $headers;
+            $response->body = $body;
+
+            return $response;
+        }
         $response = new self($status, [], $body);
-        $response->headers['content-type'] = ['Content-Type', [$contentType]];
+        $response->headers += $headers; // after the Connection field a 101 gets
 
         return $response;
     }

@@ -132,7 +132,11 @@ final class StreamSocket implements Socket
                 }
             }
         } finally {
-            $this->passWriteTurn();
+            if ($this->writeQueue === []) {
+                $this->writing = false; // nobody queued: passWriteTurn() without the call
+            } else {
+                $this->passWriteTurn();
+            }
         }
     }
 

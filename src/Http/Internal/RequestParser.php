@@ -19,7 +19,8 @@ use Petrel\Http\Request;
  * The buffer is one string with a read offset. A head is located with one strpos for the
  * blank line, resumed where the last search stopped when bytes trickle in. The common
  * request (a head arriving whole, no body) costs one strpos, one explode of the lines, a
- * few whole-head checks, a loop over the fields without regex, and one object: the Request.
+ * few whole-head checks, a loop over the fields without regex, and one object: the Request
+ * (a copy of a blank one). A head equal to the last one is not parsed again.
  *
  * Framing follows RFC 9112 §6: Transfer-Encoding other than exactly "chunked" → 501,
  * Transfer-Encoding with Content-Length or on HTTP/1.0 → 400, conflicting or non-numeric
@@ -53,6 +54,7 @@ final class RequestParser
 
     private ?HttpException $failure = null;
 
+    /** The parts of the last head parsed ($lastHead), the request whose body is read included. */
     private string $method = '';
 
     private string $target = '';
@@ -70,10 +72,23 @@ final class RequestParser
 
     private bool $expectContinue = false;
 
+    /**
+     * The last head parsed, its parts in $method, $target, $version and $headers: a
+     * keep-alive client that sends the same head again (load generators, pollers, health
+     * checks, an API client's repeated call) gets them without a second parse. The parts
+     * are a function of the head's bytes (and of the limits, fixed per parser); only a head
+     * that parsed without error is remembered.
+     */
+    private ?string $lastHead = null;
+
+    /** What each request without a pending body is a copy of (Request::withParsedHead()). */
+    private readonly Request $blank;
+
     public function __construct(
         private readonly HttpLimits $limits = new HttpLimits(),
         private readonly ?string $remoteAddress = null,
     ) {
+        $this->blank = new Request('GET', '/', '1.1', [], '', [], $remoteAddress, $limits);
     }
 
     public function feed(string $bytes): void
@@ -101,6 +116,9 @@ final class RequestParser
     {
         if ($this->failure !== null) {
             throw $this->failure;
+        }
+        if ($this->offset === \strlen($this->buffer)) {
+            return null; // nothing new: what readHead() and readBody() would say, a call less
         }
         try {
             return $this->state === self::HEAD ? $this->readHead() : $this->readBody();
@@ -149,6 +167,11 @@ final class RequestParser
         return $this->state !== self::HEAD;
     }
 
+    /**
+     * Long on purpose: it runs once per request, and each part of it would cost a call.
+     * Locates the head, checks and splits it (unless it is the last head again), then
+     * decides the framing and returns the request, or starts reading its body.
+     */
     private function readHead(): ?Request
     {
         $buffer = $this->buffer;
@@ -179,43 +202,55 @@ final class RequestParser
         }
         $this->offset = $end + 4;
         $this->scanFrom = 0;
-        // Inline, not a method: the try costs nothing until something throws. An error that
-        // a shorter prefix of this head already proves wins, as it would have had the head
-        // arrived in pieces (see HeadSyntax::prefixError()).
+        // The try costs nothing until something throws. An error that a shorter prefix of
+        // this head already proves wins, as it would have had the head arrived in pieces
+        // (see HeadSyntax::prefixError()).
         try {
             $headLength = $end - $offset;
             if ($headLength + 4 > $this->limits->maxHeaderBytes) {
                 throw new HttpException(431, 'Request header section too large');
             }
             $head = \substr($buffer, $offset, $headLength);
-            $lines = \explode("\r\n", $head);
-            $count = \count($lines);
-            if (!FieldLines::isBlockSafe($head, $count)) {
-                throw new HttpException(400, 'Invalid character in request head');
-            }
-            $requestLine = $lines[0];
-            $parts = \explode(' ', $requestLine);
-            if (\count($parts) !== 3 || \strlen($requestLine) > $this->limits->maxRequestLineBytes) {
-                throw HeadSyntax::requestLineError($requestLine, $this->limits->maxRequestLineBytes);
-            }
-            [$method, $target, $version] = $parts;
-            if ($version === 'HTTP/1.1') {
-                $version = '1.1';
-            } elseif ($version === 'HTTP/1.0') {
-                $version = '1.0';
+            if ($head === $this->lastHead) {
+                $method = $this->method;
+                $target = $this->target;
+                $version = $this->version;
+                $headers = $this->headers;
             } else {
-                throw HeadSyntax::versionError($version);
+                $lines = \explode("\r\n", $head);
+                $count = \count($lines);
+                if (!FieldLines::isBlockSafe($head, $count)) {
+                    throw new HttpException(400, 'Invalid character in request head');
+                }
+                $requestLine = $lines[0];
+                $parts = \explode(' ', $requestLine);
+                if (\count($parts) !== 3 || \strlen($requestLine) > $this->limits->maxRequestLineBytes) {
+                    throw HeadSyntax::requestLineError($requestLine, $this->limits->maxRequestLineBytes);
+                }
+                [$method, $target, $version] = $parts;
+                if ($version === 'HTTP/1.1') {
+                    $version = '1.1';
+                } elseif ($version === 'HTTP/1.0') {
+                    $version = '1.0';
+                } else {
+                    throw HeadSyntax::versionError($version);
+                }
+                if (!isset(self::METHODS[$method]) && !FieldLines::isToken($method)) {
+                    throw new HttpException(400, 'Invalid request method');
+                }
+                if ($target === '' || $target[0] !== '/') {
+                    HeadSyntax::checkTarget($method, $target);
+                }
+                if ($count - 1 > $this->limits->maxHeaderCount) {
+                    throw new HttpException(431, 'Too many header fields');
+                }
+                $headers = FieldLines::parse($lines, 1);
+                $this->lastHead = $head;
+                $this->method = $method;
+                $this->target = $target;
+                $this->version = $version;
+                $this->headers = $headers;
             }
-            if (!isset(self::METHODS[$method]) && !FieldLines::isToken($method)) {
-                throw new HttpException(400, 'Invalid request method');
-            }
-            if ($target === '' || $target[0] !== '/') {
-                HeadSyntax::checkTarget($method, $target);
-            }
-            if ($count - 1 > $this->limits->maxHeaderCount) {
-                throw new HttpException(431, 'Too many header fields');
-            }
-            $headers = FieldLines::parse($lines, 1);
         } catch (HttpException $e) {
             throw HeadSyntax::prefixError($buffer, $offset, $end + 3, $this->limits) ?? $e;
         }
@@ -235,7 +270,7 @@ final class RequestParser
                     $body = \substr($buffer, $this->offset, $bodyLength);
                     $this->offset += $bodyLength;
 
-                    return new Request($method, $target, $version, $headers, $body, [], $this->remoteAddress, $this->limits);
+                    return $this->blank->withParsedHead($method, $target, $version, $headers, $body);
                 }
                 $this->state = self::LENGTH_BODY;
                 $this->remaining = $bodyLength;
@@ -243,12 +278,8 @@ final class RequestParser
             }
         }
         if ($this->state === self::HEAD) {
-            return new Request($method, $target, $version, $headers, '', [], $this->remoteAddress, $this->limits);
+            return $this->blank->withParsedHead($method, $target, $version, $headers, '');
         }
-        $this->method = $method;
-        $this->target = $target;
-        $this->version = $version;
-        $this->headers = $headers;
         $this->expectContinue = $version === '1.1' && isset($headers['expect'])
             && \strtolower(\implode(',', $headers['expect'])) === '100-continue';
 
@@ -290,7 +321,6 @@ final class RequestParser
             $this->limits,
         );
         $this->state = self::HEAD;
-        $this->headers = [];
         $this->sink = $this->chunked = null;
 
         return $request;
