@@ -128,7 +128,9 @@ final class UpgradeTest extends AsyncTestCase
             };
             $server = new Server(new ClosureHandler($handler));
             $listener = listen('127.0.0.1:0');
-            $serving = go($server->serve(...), $listener, 2.0);
+            // The drain timeout is well past the idle grace and a sweep (1.6 s): a loaded
+            // machine must not turn the margin between them into a race.
+            $serving = go($server->serve(...), $listener, 5.0);
             $client = RawHttp::connect($listener->getAddress());
             $client->write(self::UPGRADE);
             self::assertSame(101, RawHttp::readResponse($client)?->status);
@@ -137,7 +139,7 @@ final class UpgradeTest extends AsyncTestCase
             $client->write('still');
             self::assertSame('still', $client->readExactly(5), 'not closed by the idle grace');
             self::assertFalse($serving->isFinished());
-            $serving->join(); // the 2 s drain timeout aborts it
+            $serving->join(); // the 5 s drain timeout aborts it
             self::assertTrue($cancelled);
             self::assertNull($client->read());
             $client->close();
