@@ -8,6 +8,7 @@ use Petrel\Console\Internal\ConnectionLimit;
 use Petrel\Console\Internal\Daemon;
 use Petrel\Console\Internal\HttpWorker;
 use Petrel\Console\Internal\TaskWorker;
+use Petrel\Http\ServerConfig;
 use Petrel\Loop\DriverFactory;
 use Petrel\Observability\FileWatcher;
 use Petrel\Observability\MetricsEndpoint;
@@ -183,6 +184,9 @@ final class Application
                 gracefulTimeout: $options->gracefulTimeout,
                 statusFile: StatusCommand::statusFileFor($options->pidFile),
                 taskWorkers: $options->taskWorkers,
+                // Not with --mode=sync, where blocking is the model; an APP that prefers sync
+                // mode is not watched either (its workers publish no ticks).
+                blockThreshold: $options->modeGiven && $options->mode === ServerConfig::MODE_SYNC ? 0.0 : $options->blockThreshold,
             ),
             onStopping: $listener->close(...),
             taskWorkerEntry: $taskListener !== null ? (new TaskWorker($options, $taskListener->getResource(), $resource))(...) : null,

@@ -6,10 +6,11 @@ namespace Petrel\Loop;
 
 /**
  * The loop's progress, published for a watchdog in another process (the blocking detector,
- * Petrel\Observability\BlockingDetector): the drivers add one to $count before they wait
- * for I/O (odd: waiting) and after (even: running callbacks), and copy it into $cell, an
- * int64 in shared memory, when one is set. Two writes a tick (~6 ns each); nothing when
- * $cell is null.
+ * Petrel\Observability\BlockingDetector, whose watchdog is the master): the drivers add one
+ * to $count before they wait for I/O (odd: waiting) and after (even: running callbacks),
+ * and copy it into $cell, this worker's slot in shared memory, when one is set. Two calls
+ * a loop wait, ~700 instructions each (the call and an FFI write); nothing when $cell is
+ * null (the drivers test it before they call).
  *
  * Static because it describes the one loop of this process and is read from a signal
  * handler; a forked worker sets its own $cell.
@@ -17,7 +18,7 @@ namespace Petrel\Loop;
 final class TickCounter
 {
     public static int $count = 0;
-    /** An `int64_t *` in shared memory, or null: not published. */
+    /** An `int64_t *` in shared memory (its first cell is the count), or null: not published. */
     public static ?\FFI\CData $cell = null;
 
     /** Before the driver waits for I/O. */

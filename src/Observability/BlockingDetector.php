@@ -6,7 +6,7 @@ namespace Petrel\Observability;
 
 use Closure;
 use Petrel\Loop\TickCounter;
-use Petrel\Observability\Internal\SharedMemory;
+use Petrel\Observability\Internal\BlockingWatchdog;
 
 /**
  * Finds the code that blocks a worker's event loop: while one callback (a request's
@@ -14,28 +14,34 @@ use Petrel\Observability\Internal\SharedMemory;
  * worker is serving nobody else. Reports it once per call site, with the file:line, the
  * stack and what to do instead.
  *
- * How, without threads: the loop publishes a tick counter in shared memory (Loop\
- * TickCounter: odd while it waits for I/O, even while callbacks run; two ~6 ns writes a
- * tick). A watchdog process forked from the worker reads it every threshold/4; when the
- * count stays even and unchanged for the threshold, it sends the worker one SIGALRM. PHP's
- * async signal handler then runs *inside* the blocked code, where debug_backtrace() shows
- * it: at once in a CPU loop, and as soon as a blocking C call returns (PDO, a stream read:
- * they resume after the signal; `sleep()`/`usleep()` do not, so one that already blocked
- * the loop for the threshold is cut short there). Healthy code never sees a signal: one
- * is sent only per blocking episode, only past the threshold.
+ * How, without threads: the master maps one region of shared memory before it forks the
+ * workers, with a slot per worker process (Internal\BlockingWatchdog); each HTTP worker
+ * publishes its loop's tick count in its slot (Loop\TickCounter: odd while it waits for
+ * I/O, even while callbacks run). The master's select() loop wakes every threshold/4 while
+ * a worker is watched, compares each slot with its last reading, and when a count stays
+ * even and unchanged for the threshold it sends that worker one SIGALRM. PHP's async
+ * signal handler (start()) then runs *inside* the blocked code, where debug_backtrace()
+ * shows it: at once in a CPU loop, and as soon as a blocking C call returns (PDO, a stream
+ * read: they resume after the signal; `sleep()`/`usleep()` do not, so one that already
+ * blocked the loop for the threshold is cut short there). Healthy code never sees a
+ * signal: one is sent only per blocking episode, only past the threshold.
+ *
+ * No process per worker: one watchdog, the master, for them all. A worker replaced
+ * (--max-requests, reload) gets a fresh slot when it is forked; its old one is freed when
+ * the master reaps it. Task workers are not watched (blocking is what they are for).
+ * Costs: in the worker, two FFI writes a loop wait (~1,400 instructions: +3 % on hello at
+ * one request per wait, lost in the noise at 50 connections, bench/micro/
+ * http-instructions.sh); in the master, 40 wake-ups a second at the default 100 ms
+ * (~0.3 % of a core with 2 idle workers).
  *
  * Not for --mode=sync, where blocking is the model.
  */
 final class BlockingDetector
 {
-    /** Cells: 0 the tick count (TickCounter), 1 the count the watchdog signalled for, 2 since when (hrtime ns). */
-    private const CELLS = 3;
-
     /** Blocking episodes seen (each report, and repeats of a reported site). */
     public int $episodes = 0;
     /** @var array<string, true> sites reported */
     private array $reported = [];
-    private ?SharedMemory $memory = null;
     private readonly string $petrelSource;
 
     /**
@@ -44,7 +50,6 @@ final class BlockingDetector
     public function __construct(
         public readonly float $thresholdSeconds,
         private readonly ?Closure $report = null,
-        private readonly string $title = 'petrel',
     ) {
         if ($thresholdSeconds <= 0) {
             throw new \InvalidArgumentException("The threshold must be > 0 s, got {$thresholdSeconds}");
@@ -53,72 +58,38 @@ final class BlockingDetector
     }
 
     /**
-     * Starts the watchdog and the signal handler in this (worker) process. Returns why it
-     * could not (no FFI, no fork), or null when it runs.
+     * In the worker: installs the SIGALRM handler, then publishes this loop's ticks in
+     * $cells, the worker's slot in the master's watchdog (WorkerContext::$watchdogCells).
+     * The master signals only once the count is published, so never before the handler
+     * is there.
      */
-    public function start(): ?string
+    public function start(\FFI\CData $cells): void
     {
-        try {
-            $this->memory = new SharedMemory(self::CELLS);
-        } catch (\RuntimeException $error) {
-            return "the blocking detector is off: {$error->getMessage()}";
-        }
-        $cells = $this->memory->cells;
-        $cells[0] = TickCounter::$count;
-        TickCounter::$cell = $cells;
-        $worker = (int) \getmypid();
-        $pid = \pcntl_fork();
-        if ($pid === -1) {
-            TickCounter::$cell = null;
-
-            return 'the blocking detector is off: fork() failed';
-        }
-        if ($pid === 0) {
-            $this->watch($worker, $cells); // never returns
-        }
         \pcntl_async_signals(true);
         \pcntl_signal(\SIGALRM, $this->onAlarm(...));
-
-        return null;
+        $cells[BlockingWatchdog::TICKS] = TickCounter::$count;
+        TickCounter::$cell = $cells;
     }
 
-    /** In the watchdog process: polls the tick count until the worker is gone, then dies quietly. */
-    private function watch(int $worker, \FFI\CData $cells): never
+    /**
+     * Stops publishing (the loop has ended; what runs now, the shut-down, is not the loop's
+     * to report): the master stops watching this worker.
+     */
+    public function stop(): void
     {
-        foreach ([\SIGTERM, \SIGINT, \SIGUSR1, \SIGUSR2, \SIGHUP, \SIGALRM] as $signal) {
-            \pcntl_signal($signal, \SIG_IGN); // only the worker's end stops it
+        $cells = TickCounter::$cell;
+        TickCounter::$cell = null;
+        if ($cells !== null) {
+            $cells[BlockingWatchdog::TICKS] = BlockingWatchdog::UNWATCHED;
         }
-        SharedMemory::closeInheritedDescriptors(); // the listening socket must not outlive the worker here
-        @\cli_set_process_title("{$this->title}: watchdog of pid {$worker}");
-        $period = (int) \max(1000, $this->thresholdSeconds * 250_000);
-        $threshold = (int) ($this->thresholdSeconds * 1e9);
-        $seen = -1;
-        $since = 0;
-        $signalled = -1;
-        while (\posix_getppid() === $worker) {
-            \usleep($period);
-            $count = (int) $cells[0];
-            $now = \hrtime(true);
-            if ($count % 2 === 1 || $count !== $seen) {
-                $seen = $count;
-                $since = $now;
-            } elseif ($count !== $signalled && $now - $since >= $threshold) {
-                $cells[1] = $count;
-                $cells[2] = $since;
-                $signalled = $count;
-                \posix_kill($worker, \SIGALRM);
-            }
-        }
-        \posix_kill((int) \getmypid(), \SIGKILL); // no shutdown functions: they are the worker's
-        exit(0);
     }
 
     /** The async SIGALRM handler: runs inside the blocked code. */
     private function onAlarm(): void
     {
         $cells = TickCounter::$cell;
-        if ($cells === null || TickCounter::isWaiting() || (int) $cells[1] !== TickCounter::$count) {
-            return; // the loop moved on between the watchdog's look and the signal
+        if ($cells === null || TickCounter::isWaiting() || (int) $cells[BlockingWatchdog::SIGNALLED] !== TickCounter::$count) {
+            return; // the loop moved on between the master's look and the signal
         }
         ++$this->episodes;
         $frames = \debug_backtrace(\DEBUG_BACKTRACE_IGNORE_ARGS);
@@ -127,7 +98,7 @@ final class BlockingDetector
             return;
         }
         $this->reported[$site] = true;
-        $milliseconds = (\hrtime(true) - (int) $cells[2]) / 1e6;
+        $milliseconds = (\hrtime(true) - (int) $cells[BlockingWatchdog::SINCE]) / 1e6;
         $message = self::describe($this->userFrames($frames), $site, $milliseconds, $this->thresholdSeconds);
         $this->report !== null ? ($this->report)($message) : Log::warning($message);
     }

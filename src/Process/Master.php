@@ -6,6 +6,7 @@ namespace Petrel\Process;
 
 use Closure;
 use Petrel\Coroutine\Scheduler;
+use Petrel\Observability\Internal\BlockingWatchdog;
 use Petrel\Observability\Log;
 use Petrel\Process\Internal\StatusFile;
 use Petrel\Process\Internal\WorkerHandle;
@@ -38,6 +39,11 @@ use Throwable;
  * streams are in the select, they are polled every turn (4 times a second at least), and
  * one may ask for a graceful reload. A reload asked for during a reload waits for it to end.
  * Restarts are counted by reason (crash, max-requests, max-memory, reload) for the status.
+ *
+ * With MasterConfig::$blockThreshold, the master is also the watchdog of every HTTP
+ * worker's loop (Observability\BlockingDetector): it maps the slots before the first fork,
+ * gives each worker process one (WorkerContext::$watchdogCells), frees it when it reaps the
+ * worker, and while a worker is watched its select() wakes every threshold/4 to read them.
  */
 final class Master
 {
@@ -65,6 +71,7 @@ final class Master
     private bool $taskWorkersStopping = false;
     private float $statusWrittenAt = 0.0;
     private float $startedAt;
+    private ?BlockingWatchdog $watchdog = null;
     private Closure $log;
     private readonly ?StatusFile $statusFile;
     /** @var array{crash: int, max-requests: int, max-memory: int, reload: int} workers replaced, by reason */
@@ -113,6 +120,7 @@ final class Master
         \pcntl_signal(\SIGCHLD, static fn () => null); // only to interrupt select()
         @\cli_set_process_title("{$this->config->title}: master");
         try {
+            $this->watchdog = $this->startWatchdog();
             for ($number = 1; $number <= $this->slots(); $number++) {
                 $this->spawn($number);
             }
@@ -218,19 +226,46 @@ final class Master
         return $number > $this->config->workers ? 'task worker ' . ($number - $this->config->workers) : "worker {$number}";
     }
 
+    /** The blocking watchdog, when MasterConfig::$blockThreshold asks for one and FFI allows it. */
+    private function startWatchdog(): ?BlockingWatchdog
+    {
+        if ($this->config->blockThreshold <= 0) {
+            return null;
+        }
+        try {
+            // Room for a reload's new generation beside the old one still draining, and more.
+            return new BlockingWatchdog($this->config->blockThreshold, \max(64, 4 * $this->config->workers));
+        } catch (\RuntimeException $error) {
+            ($this->log)("the blocking detector is off: {$error->getMessage()}");
+
+            return null;
+        }
+    }
+
     private function spawn(int $number): void
     {
+        $slot = $number <= $this->config->workers ? $this->watchdog?->claim() : null;
+        if ($slot === null && $this->watchdog !== null && $number <= $this->config->workers) {
+            ($this->log)("{$this->labelOf($number)} starts without the blocking detector: all {$this->watchdog->capacity} slots are in use");
+        }
+        $cells = $slot !== null ? $this->watchdog?->cells($slot) : null;
         $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
         if ($pair === false) {
             throw new ProcessException('Cannot create a pipe for a new worker');
         }
         $pid = \pcntl_fork();
         if ($pid === -1) {
+            if ($slot !== null) {
+                $this->watchdog?->release($slot);
+            }
             throw new ProcessException('fork() failed: ' . \pcntl_strerror(\pcntl_get_last_error()));
         }
         if ($pid === 0) {
             \fclose($pair[0]);
-            exit($this->runWorker($number, $pair[1]));
+            exit($this->runWorker($number, $pair[1], $cells));
+        }
+        if ($slot !== null) {
+            $this->watchdog?->watch($slot, $pid);
         }
         \fclose($pair[1]);
         \stream_set_blocking($pair[0], false);
@@ -239,7 +274,7 @@ final class Master
     }
 
     /** In the child, right after fork: forget the master's state, then run the entry. */
-    private function runWorker(int $number, mixed $pipe): int
+    private function runWorker(int $number, mixed $pipe, ?\FFI\CData $watchdogCells): int
     {
         foreach ([\SIGTERM, \SIGINT, \SIGUSR1, \SIGUSR2, \SIGCHLD, \SIGHUP] as $signal) {
             \pcntl_signal($signal, \SIG_DFL);
@@ -253,12 +288,13 @@ final class Master
             }
         }
         $this->workers = [];
+        $this->watchdog = null; // the master's: a worker only writes its own slot
         \mt_srand(\random_int(0, \PHP_INT_MAX));
         Scheduler::reset();
         $task = $number > $this->config->workers;
         $label = $this->labelOf($number);
         @\cli_set_process_title("{$this->config->title}: {$label}");
-        $context = new WorkerContext($task ? $number - $this->config->workers : $number, $pipe);
+        $context = new WorkerContext($task ? $number - $this->config->workers : $number, $pipe, $watchdogCells);
         try {
             $entry = $task ? $this->taskWorkerEntry : $this->workerEntry;
             \assert($entry !== null);
@@ -286,6 +322,7 @@ final class Master
                 continue;
             }
             unset($this->workers[$pid]);
+            $this->watchdog?->forget($pid);
             $worker->readMessages();
             @\fclose($worker->pipe);
             $reason = \pcntl_wifsignaled($status)
@@ -523,7 +560,30 @@ final class Master
         }
     }
 
+    /**
+     * Waits up to $timeout for the workers' pipes and the sidecars' streams, and handles
+     * what is readable. While the watchdog watches a worker, it is polled every period()
+     * meanwhile (a select() per period; the rest of the master's turn runs as often as without).
+     */
     private function pumpPipes(float $timeout): void
+    {
+        if ($this->watchdog === null) {
+            $this->select($timeout);
+
+            return;
+        }
+        $end = \microtime(true) + $timeout;
+        while ($this->watchdog->poll()) {
+            $left = $end - \microtime(true);
+            if ($left <= 0.0 || $this->select(\min($left, $this->watchdog->period))) {
+                return;
+            }
+        }
+        $this->select(\max(0.0, $end - \microtime(true)));
+    }
+
+    /** One select(): true when it ended early (something was readable, or a signal came). */
+    private function select(float $timeout): bool
     {
         $read = [];
         foreach ($this->workers as $pid => $worker) {
@@ -540,11 +600,15 @@ final class Master
         if ($read === []) {
             \usleep((int) ($timeout * 1e6));
 
-            return;
+            return false;
         }
         $write = $except = null;
-        if (!@\stream_select($read, $write, $except, 0, (int) ($timeout * 1e6))) {
-            return;
+        $ready = @\stream_select($read, $write, $except, 0, (int) ($timeout * 1e6));
+        if ($ready === 0) {
+            return false;
+        }
+        if ($ready === false) {
+            return true; // a signal: the master's turn handles it
         }
         foreach (\array_keys($read) as $key) {
             if ($key >= 0) {
@@ -554,6 +618,8 @@ final class Master
                 $sidecar->onReadable($stream, $this->status(...));
             }
         }
+
+        return true;
     }
 
     /**

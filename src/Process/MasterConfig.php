@@ -20,9 +20,17 @@ final class MasterConfig
         public readonly string $title = 'petrel',
         /** Task worker processes beside the workers (they run the master's $taskWorkerEntry); 0: none. */
         public readonly int $taskWorkers = 0,
+        /**
+         * Seconds a worker's loop may run one tick before the master's watchdog signals it
+         * (Observability\BlockingDetector: the worker reports where it blocks); 0: no watchdog.
+         */
+        public readonly float $blockThreshold = 0.0,
     ) {
         if ($workers < 1) {
             throw new \InvalidArgumentException("workers must be >= 1, got {$workers}");
+        }
+        if ($blockThreshold < 0) {
+            throw new \InvalidArgumentException("blockThreshold must be >= 0, got {$blockThreshold}");
         }
         if ($taskWorkers < 0) {
             throw new \InvalidArgumentException("taskWorkers must be >= 0, got {$taskWorkers}");

@@ -13,10 +13,16 @@ final class WorkerContext
 {
     private readonly float $startedAt;
 
-    /** @param resource $pipe the worker's end of its pipe to the master */
+    /**
+     * @param resource $pipe the worker's end of its pipe to the master
+     * @param \FFI\CData|null $watchdogCells this worker's slot in the master's blocking
+     *        watchdog (`int64_t *`, for Observability\BlockingDetector::start()); null when
+     *        the master watches no loop (--block-threshold=0, a task worker, no FFI)
+     */
     public function __construct(
         public readonly int $number,
         private readonly mixed $pipe,
+        public readonly ?\FFI\CData $watchdogCells = null,
     ) {
         $this->startedAt = \microtime(true);
     }

@@ -62,6 +62,35 @@ final class ObservabilityTest extends TestCase
         $server->stop();
     }
 
+    public function testTheMasterWatchesEveryWorkerWithoutAProcessOfItsOwn(): void
+    {
+        $server = (new PetrelProcess(self::APP, ['--workers=2', '--block-threshold=100']))->start();
+        PetrelProcess::waitFor(static fn (): bool => \count($server->workerPids()) === 2, 10, 'two ready workers');
+        $workers = $server->workerPids();
+        self::assertSame([], \array_merge(...\array_map(self::childrenOf(...), $workers)), 'no watchdog process under a worker');
+        $children = self::childrenOf($server->masterPid());
+        \sort($children);
+        self::assertSame($workers, $children, 'the master forks the workers only');
+        self::assertSame("blocked\n", self::get("http://{$server->address}/block"));
+        PetrelProcess::waitFor(static fn (): bool => \str_contains($server->log(), 'advice:'), 10, 'the blocking report');
+        $server->stop();
+    }
+
+    public function testAReplacedWorkerIsWatchedToo(): void
+    {
+        $server = (new PetrelProcess(self::APP, ['--workers=1', '--max-requests=2', '--block-threshold=100']))->start();
+        // Each recycle frees the old worker's slot when the master reaps it; the new one gets a slot.
+        PetrelProcess::waitFor(static function () use ($server): bool {
+            self::get("http://{$server->address}/");
+
+            return \substr_count($server->log(), 'replaced by pid') >= 3;
+        }, 20, 'three recycles');
+        self::assertSame("blocked\n", self::get("http://{$server->address}/block"));
+        PetrelProcess::waitFor(static fn (): bool => \str_contains($server->log(), 'advice:'), 10, 'the blocking report');
+        self::assertStringContainsString('usleep(400000); // BLOCKING-CALL', $server->log());
+        $server->stop();
+    }
+
     public function testTheBlockingDetectorCanBeTurnedOff(): void
     {
         $server = (new PetrelProcess(self::APP, ['--workers=1', '--block-threshold=0']))->start();
@@ -118,6 +147,22 @@ final class ObservabilityTest extends TestCase
         self::assertIsString($body, "GET {$url}");
 
         return $body;
+    }
+
+    /** @return list<int> the pids whose parent is $pid (from /proc) */
+    private static function childrenOf(int $pid): array
+    {
+        $children = [];
+        foreach ((array) \glob('/proc/[0-9]*/stat') as $file) {
+            $stat = (string) @\file_get_contents((string) $file);
+            // pid (comm) state ppid …: comm may hold spaces and parentheses, so split after the last ')'.
+            $fields = \explode(' ', \substr($stat, (int) \strrpos($stat, ')') + 2));
+            if ($stat !== '' && (int) ($fields[1] ?? 0) === $pid) {
+                $children[] = (int) $stat;
+            }
+        }
+
+        return $children;
     }
 
     private static function lineOf(string $marker): int

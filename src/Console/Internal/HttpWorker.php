@@ -17,7 +17,6 @@ use Petrel\Http\StaticFiles;
 use Petrel\Loop\DriverFactory;
 use Petrel\Observability\BlockingDetector;
 use Petrel\Observability\LeakCheck;
-use Petrel\Observability\Log;
 use Petrel\Observability\RequestMetrics;
 use Petrel\Pool\PoolRegistry;
 use Petrel\Process\WorkerContext;
@@ -40,7 +39,8 @@ use function Petrel\run;
  * Observability: requests are counted (Observability\RequestMetrics) and sent with the
  * status every second, with the loop's lag (the worst delay of a 0.25 s timer in that
  * second), the pools' gauges and the blocking episodes; the blocking detector runs in
- * coroutine mode unless --block-threshold=0; --leak-check wraps the APP in LeakCheck.
+ * coroutine mode unless --block-threshold=0 (the master watches the loop's ticks this
+ * worker publishes in its slot, WorkerContext::$watchdogCells); --leak-check wraps the APP in LeakCheck.
  *
  * @internal
  */
@@ -115,12 +115,10 @@ final class HttpWorker
         \pcntl_signal(\SIGUSR1, \SIG_IGN);
         $context->watchMaster($driver, $server->stop(...));
         $detector = null;
-        if ($options->blockThreshold > 0 && $mode === ServerConfig::MODE_COROUTINE) {
-            $detector = new BlockingDetector($options->blockThreshold, title: "petrel: worker {$context->number}");
-            if (($why = $detector->start()) !== null) {
-                Log::warning($why);
-                $detector = null;
-            }
+        if ($context->watchdogCells !== null && $mode === ServerConfig::MODE_COROUTINE) {
+            // The master watches the loop (it logged it if it cannot): publish the ticks.
+            $detector = new BlockingDetector($options->blockThreshold);
+            $detector->start($context->watchdogCells);
         }
         $lag = 0.0;
         $due = \hrtime(true) * 1e-9 + 0.25;
@@ -142,6 +140,7 @@ final class HttpWorker
         $context->ready($note);
 
         run(static fn () => $server->serve($listener, $options->gracefulTimeout));
+        $detector?->stop();
 
         return 0;
     }

@@ -6,7 +6,8 @@ namespace Petrel\Observability\Internal;
 
 /**
  * A few int64 cells in anonymous shared memory (mmap MAP_SHARED), made before a fork so
- * parent and child see the same cells; through FFI (~6 ns a read or write).
+ * parent and children see the same cells; through FFI (~6 ns a read or write). Never
+ * unmapped: it lives as long as the process (the master's watchdog: the whole server).
  *
  * @internal
  */
@@ -28,7 +29,7 @@ final class SharedMemory
         }
         try {
             self::$libc ??= \FFI::cdef(
-                'long mmap(void *addr, size_t length, int prot, int flags, int fd, long offset); int close(int fd);',
+                'long mmap(void *addr, size_t length, int prot, int flags, int fd, long offset);',
                 'libc.so.6',
             );
         } catch (\FFI\Exception $error) {
@@ -42,17 +43,5 @@ final class SharedMemory
             throw new \RuntimeException('mmap() of shared memory failed');
         }
         $this->cells = $cast;
-    }
-
-    /** Closes every descriptor above 2 this process inherited (in a forked helper), through libc. */
-    public static function closeInheritedDescriptors(): void
-    {
-        $descriptors = @\scandir('/proc/self/fd') ?: [];
-        foreach ($descriptors as $name) {
-            if (\ctype_digit($name) && (int) $name > 2) {
-                /** @phpstan-ignore-next-line FFI call */
-                self::$libc?->close((int) $name);
-            }
-        }
     }
 }
