@@ -7,9 +7,8 @@ namespace Petrel\Loop;
 use Closure;
 use Petrel\Loop\Internal\EpollStreams;
 use Petrel\Loop\Internal\Libc;
-use Petrel\Loop\Internal\SignalDispatcher;
-use Petrel\Loop\Internal\TimerHeap;
 use Petrel\Loop\Internal\Watcher;
+use Petrel\Loop\Internal\WatcherLoop;
 
 /**
  * A Linux epoll driver through FFI: no descriptor limit but RLIMIT_NOFILE, and the cost of
@@ -33,23 +32,14 @@ use Petrel\Loop\Internal\Watcher;
  * Fork: a child never touches the parent's epoll instance; the first use of this driver
  * in a child (or release()) closes the inherited descriptors, and a driver used on in
  * the child registers its streams on an instance of its own.
+ *
+ * The watchers, timers, signals and ticks are Internal\WatcherLoop's, as for every driver;
+ * this one waits for streams with Internal\EpollStreams.
  */
 final class EpollDriver implements Driver
 {
-    /** @var array<int, Watcher> */
-    private array $watchers = [];
-    /** @var array<int, Watcher> enabled deferred callbacks, in queueing order */
-    private array $deferQueue = [];
     private readonly EpollStreams $streams;
-    /** When sweep() next runs (monotonic seconds). */
-    private float $nextSweep = 0.0;
-    private readonly SignalDispatcher $signals;
-    private TimerHeap $timers;
-    private int $nextId = 0;
-    /** Number of enabled, referenced watchers. */
-    private int $referenced = 0;
-    private bool $running = false;
-    private bool $stopping = false;
+    private readonly WatcherLoop $loop;
 
     /** @var \WeakMap<self, int>|null live drivers and the pid that made each */
     private static ?\WeakMap $instances = null;
@@ -73,8 +63,7 @@ final class EpollDriver implements Driver
         }
         self::$instances[$this] = $pid;
         $this->streams = new EpollStreams(Libc::ffi());
-        $this->timers = new TimerHeap();
-        $this->signals = new SignalDispatcher();
+        $this->loop = new WatcherLoop($this->streams);
     }
 
     /** Null if this driver works in this process, else why not, in one line. */
@@ -95,131 +84,72 @@ final class EpollDriver implements Driver
 
     public function defer(Closure $callback): int
     {
-        return $this->register(Watcher::DEFER, $callback, null);
+        return $this->loop->defer($callback);
     }
 
     public function delay(float $seconds, Closure $callback): int
     {
-        if ($seconds < 0) {
-            throw new LoopError("Timer delay must be >= 0, got {$seconds}");
-        }
-
-        return $this->register(Watcher::DELAY, $callback, $seconds);
+        return $this->loop->delay($seconds, $callback);
     }
 
     public function repeat(float $interval, Closure $callback): int
     {
-        if ($interval <= 0) {
-            throw new LoopError("Timer interval must be > 0, got {$interval}");
-        }
-
-        return $this->register(Watcher::REPEAT, $callback, $interval);
+        return $this->loop->repeat($interval, $callback);
     }
 
     public function onReadable(mixed $stream, Closure $callback): int
     {
-        return $this->register(Watcher::READABLE, $callback, self::assertStream($stream));
+        return $this->loop->onStream(Watcher::READABLE, $stream, $callback);
     }
 
     public function onWritable(mixed $stream, Closure $callback): int
     {
-        return $this->register(Watcher::WRITABLE, $callback, self::assertStream($stream));
+        return $this->loop->onStream(Watcher::WRITABLE, $stream, $callback);
     }
 
     public function onSignal(int $signal, Closure $callback): int
     {
-        if (!\function_exists('pcntl_signal')) {
-            throw new LoopError('Signal watchers need ext-pcntl');
-        }
-
-        return $this->register(Watcher::SIGNAL, $callback, $signal);
+        return $this->loop->onSignal($signal, $callback);
     }
 
     public function enable(int $id): void
     {
-        $watcher = $this->watchers[$id] ?? null;
-        if ($watcher === null || $watcher->enabled) {
-            return;
-        }
-        $watcher->enabled = true;
-        $this->activate($watcher);
+        $this->loop->enable($id);
     }
 
     public function disable(int $id): void
     {
-        $watcher = $this->watchers[$id] ?? null;
-        if ($watcher === null || !$watcher->enabled) {
-            return;
-        }
-        $watcher->enabled = false;
-        $this->deactivate($watcher);
+        $this->loop->disable($id);
     }
 
     public function cancel(int $id): void
     {
-        $watcher = $this->watchers[$id] ?? null;
-        if ($watcher === null) {
-            return;
-        }
-        $this->disable($id);
-        unset($this->watchers[$id]);
-        if ($watcher->type === Watcher::READABLE || $watcher->type === Watcher::WRITABLE) {
-            $this->streams->detach($watcher);
-        }
+        $this->loop->cancel($id);
     }
 
     public function reference(int $id): void
     {
-        $watcher = $this->watchers[$id] ?? null;
-        if ($watcher === null || $watcher->referenced) {
-            return;
-        }
-        $watcher->referenced = true;
-        if ($watcher->enabled) {
-            $this->referenced++;
-        }
+        $this->loop->reference($id);
     }
 
     public function unreference(int $id): void
     {
-        $watcher = $this->watchers[$id] ?? null;
-        if ($watcher === null || !$watcher->referenced) {
-            return;
-        }
-        $watcher->referenced = false;
-        if ($watcher->enabled) {
-            $this->referenced--;
-        }
+        $this->loop->unreference($id);
     }
 
     public function run(): void
     {
-        if ($this->running) {
-            throw new LoopError('The loop is already running; run() cannot be nested');
-        }
-        $this->running = true;
-        $this->stopping = false;
-        try {
-            $this->sweep();
-            while (!$this->stopping && $this->referenced > 0) {
-                $this->tick();
-            }
-        } finally {
-            $this->running = false;
-            $this->stopping = false;
-        }
+        $this->loop->run();
     }
 
     public function stop(): void
     {
-        if ($this->running) {
-            $this->stopping = true;
-        }
+        $this->loop->stop();
     }
 
     public function isRunning(): bool
     {
-        return $this->running;
+        return $this->loop->isRunning();
     }
 
     public function now(): float
@@ -229,170 +159,11 @@ final class EpollDriver implements Driver
 
     public function isReferenced(): bool
     {
-        return $this->referenced > 0;
+        return $this->loop->isReferenced();
     }
 
     public function watchers(): array
     {
-        $now = $this->now();
-        $info = [];
-        foreach ($this->watchers as $id => $watcher) {
-            $detail = match ($watcher->type) {
-                Watcher::READABLE, Watcher::WRITABLE => 'stream #' . (int) $watcher->value
-                    . ', fd ' . $this->streams->descriptorOf($watcher),
-                Watcher::SIGNAL => 'signal ' . $watcher->value,
-                Watcher::DELAY, Watcher::REPEAT => $watcher->enabled
-                    ? \sprintf('due in %.3fs', $watcher->due - $now)
-                    : \sprintf('every %ss', $watcher->value),
-                default => '',
-            };
-            $info[$id] = [
-                'type' => Watcher::NAMES[$watcher->type],
-                'enabled' => $watcher->enabled,
-                'referenced' => $watcher->referenced,
-                'detail' => $detail,
-            ];
-        }
-
-        return $info;
-    }
-
-    private function register(int $type, Closure $callback, mixed $value): int
-    {
-        $watcher = new Watcher(++$this->nextId, $type, $callback, $value);
-        if ($type === Watcher::READABLE || $type === Watcher::WRITABLE) {
-            $this->streams->attach($watcher);
-        }
-        $this->watchers[$watcher->id] = $watcher;
-        $this->activate($watcher);
-
-        return $watcher->id;
-    }
-
-    private function activate(Watcher $watcher): void
-    {
-        $id = $watcher->id;
-        switch ($watcher->type) {
-            case Watcher::DEFER:
-                $this->deferQueue[$id] = $watcher;
-                break;
-            case Watcher::DELAY:
-            case Watcher::REPEAT:
-                \assert(\is_float($watcher->value));
-                $watcher->due = $this->now() + $watcher->value;
-                $this->timers->insert($watcher);
-                break;
-            case Watcher::READABLE:
-            case Watcher::WRITABLE:
-                $this->streams->enable($watcher);
-                break;
-            case Watcher::SIGNAL:
-                $this->signals->add($watcher);
-                $this->streams->useSignalPipe($this->signals->pipe());
-                break;
-        }
-        if ($watcher->referenced) {
-            $this->referenced++;
-        }
-    }
-
-    private function deactivate(Watcher $watcher): void
-    {
-        $id = $watcher->id;
-        switch ($watcher->type) {
-            case Watcher::DEFER:
-                unset($this->deferQueue[$id]);
-                break;
-            case Watcher::DELAY:
-            case Watcher::REPEAT:
-                $this->timers->remove($watcher);
-                break;
-            case Watcher::READABLE:
-            case Watcher::WRITABLE:
-                $this->streams->disable($watcher);
-                break;
-            case Watcher::SIGNAL:
-                $this->signals->remove($watcher);
-                break;
-        }
-        if ($watcher->referenced) {
-            $this->referenced--;
-        }
-    }
-
-    /**
-     * One tick, in the order documented on Driver. Kept in one method on purpose: it is the
-     * hottest loop of the server and each phase is a few lines.
-     */
-    private function tick(): void
-    {
-        if ($this->deferQueue !== []) {
-            $batch = $this->deferQueue;
-            $this->deferQueue = [];
-            try {
-                foreach ($batch as $id => $watcher) {
-                    unset($batch[$id]);
-                    if (!$watcher->enabled) {
-                        continue;
-                    }
-                    $this->cancel($id);
-                    ($watcher->callback)($id);
-                }
-            } finally {
-                if ($batch !== []) {
-                    $this->deferQueue = $batch + $this->deferQueue;
-                }
-            }
-            if ($this->stopping || $this->referenced === 0) {
-                return;
-            }
-        }
-
-        // Steps 2 to 4: wait for the streams (not at all with deferred callbacks queued)
-        // until the next timer or the next sweep, then run the due timers. Read from
-        // fields, not asked through calls: a tick with no timer due makes none.
-        $now = \hrtime(true) * 1e-9;
-        if ($now >= $this->nextSweep) {
-            $this->sweep();
-        }
-        $until = $this->timers->nextDue < $this->nextSweep ? $this->timers->nextDue : $this->nextSweep;
-        $this->streams->wait(
-            $this->deferQueue !== [] || $until <= $now ? 0 : (int) \ceil(($until - $now) * 1000),
-            $this->signals,
-        );
-
-        $now = \hrtime(true) * 1e-9;
-        if ($this->timers->nextDue > $now) {
-            return;
-        }
-        while (($timer = $this->timers->extractDue($now)) !== null) {
-            if ($timer->type === Watcher::REPEAT) {
-                \assert(\is_float($timer->value));
-                $timer->due += $timer->value;
-                if ($timer->due <= $now) {
-                    $timer->due = $now + $timer->value;
-                }
-                $this->timers->insert($timer);
-            } else {
-                $this->cancel($timer->id);
-            }
-            ($timer->callback)($timer->id);
-        }
-    }
-
-    private function sweep(): void
-    {
-        $this->nextSweep = $this->now() + 1.0;
-        $this->streams->sweep();
-    }
-
-    /** @return resource */
-    private static function assertStream(mixed $stream): mixed
-    {
-        if (!\is_resource($stream) || \get_resource_type($stream) !== 'stream') {
-            throw new LoopError('Expected an open stream resource, got ' . \get_debug_type($stream));
-        }
-
-        return $stream;
+        return $this->loop->watchers();
     }
 }

@@ -5,9 +5,10 @@ declare(strict_types=1);
 namespace Petrel\Pool;
 
 use Closure;
-use Petrel\Coroutine\Coroutine;
 use Petrel\Coroutine\Scheduler;
 use Petrel\Coroutine\Suspension;
+use Petrel\Pool\Internal\ConnectionHealth;
+use Petrel\Pool\Internal\CoroutineLeases;
 use Throwable;
 
 /**
@@ -19,6 +20,9 @@ use Throwable;
  * A connection that is no longer usable when returned (lost, mid-transaction, broken
  * protocol state) is closed, not reused; one idle for a while is health-checked before
  * reuse, so connections left dead by a server restart are replaced transparently.
+ *
+ * Here: acquire, release, waiters, the idle list and its reaper. The per-coroutine leases
+ * are Internal\CoroutineLeases', the checks Internal\ConnectionHealth's.
  *
  * @template T of object
  */
@@ -33,19 +37,12 @@ final class Pool
     private int $timeouts = 0;
     /** @var array<int, Suspension> FIFO of coroutines waiting for a connection */
     private array $waiters = [];
-    /** @var array<int, T> coroutine id (0: main context) => leased connection */
-    private array $leases = [];
-    /** @var array<int, true> leases asked for since the last sweep */
-    private array $touched = [];
-    /** @var array<int, true> leases taken with hold() */
-    private array $held = [];
-    /** @var array<int, true> coroutines with $releaseAtEnd deferred */
-    private array $ending = [];
     private ?int $reaper = null;
-    private ?int $sweeper = null;
     private bool $closed = false;
-    /** Deferred by lease() in each leasing coroutine; made once, as a closure per lease costs an allocation. */
-    private readonly Closure $releaseAtEnd;
+    /** @var ConnectionHealth<T> */
+    private readonly ConnectionHealth $health;
+    /** @var CoroutineLeases<T> */
+    private readonly CoroutineLeases $leases;
 
     /**
      * @param Closure(): T $connect opens a new connection (may suspend; may throw)
@@ -57,11 +54,12 @@ final class Pool
         public readonly string $name,
         private readonly Closure $connect,
         public readonly PoolConfig $config = new PoolConfig(),
-        private readonly ?Closure $isUsable = null,
-        private readonly ?Closure $healthCheck = null,
+        ?Closure $isUsable = null,
+        ?Closure $healthCheck = null,
         private readonly ?Closure $close = null,
     ) {
-        $this->releaseAtEnd = $this->endLease(...);
+        $this->health = new ConnectionHealth($config, $isUsable, $healthCheck);
+        $this->leases = new CoroutineLeases($this, $this->health, $config->leaseIdleTimeout);
         PoolRegistry::register($this);
     }
 
@@ -78,7 +76,7 @@ final class Pool
                 throw new PoolException("Pool \"{$this->name}\" is closed");
             }
             while (($entry = \array_pop($this->idle)) !== null) {
-                if ($this->isHealthy($entry[0], $entry[1], $entry[2])) {
+                if ($this->health->reusable($entry[0], $entry[1], $entry[2])) {
                     return $entry[0];
                 }
                 $this->destroy($entry[0]);
@@ -107,7 +105,7 @@ final class Pool
             return; // not ours, or already destroyed
         }
         $now = \hrtime(true) * 1e-9;
-        if ($this->closed || $now - $born > $this->config->maxLifetime || !$this->usable($connection)) {
+        if ($this->closed || $now - $born > $this->config->maxLifetime || !$this->health->usable($connection)) {
             $this->destroy($connection);
             $this->handOver(null);
 
@@ -149,12 +147,13 @@ final class Pool
     public function lease(): object
     {
         // Every query of a request comes here: the common case is one lookup and one store.
+        $leases = $this->leases;
         $scheduler = Scheduler::get();
         $coroutine = $scheduler->current();
         $id = $coroutine->id ?? 0;
-        $this->touched[$id] = true;
+        $leases->touched[$id] = true;
 
-        return $this->leases[$id] ?? $this->leaseNew($scheduler, $coroutine, $id);
+        return $leases->leases[$id] ?? $leases->leaseNew($scheduler, $coroutine, $id);
     }
 
     /**
@@ -167,10 +166,11 @@ final class Pool
      */
     public function leased(): ?object
     {
+        $leases = $this->leases;
         $id = Scheduler::get()->current()->id ?? 0;
-        $connection = $this->leases[$id] ?? null;
+        $connection = $leases->leases[$id] ?? null;
         if ($connection !== null) {
-            $this->touched[$id] = true;
+            $leases->touched[$id] = true;
         }
 
         return $connection;
@@ -185,60 +185,19 @@ final class Pool
      */
     public function hold(): object
     {
-        $connection = $this->lease();
-        $this->held[Scheduler::get()->current()->id ?? 0] = true;
-
-        return $connection;
+        return $this->leases->hold();
     }
 
     /** Returns the current coroutine's leased connection now (it would be at its end). */
     public function releaseLease(?int $coroutineId = null): void
     {
-        $key = $coroutineId ?? (Scheduler::get()->current()->id ?? 0);
-        $connection = $this->leases[$key] ?? null;
-        if ($connection !== null) {
-            unset($this->leases[$key], $this->held[$key]);
-            $this->release($connection);
-        }
+        $this->leases->release($coroutineId);
     }
 
     /** Closes the current coroutine's leased connection (it broke); the next lease() acquires another. */
     public function discardLease(): void
     {
-        $key = Scheduler::get()->current()->id ?? 0;
-        $connection = $this->leases[$key] ?? null;
-        if ($connection !== null) {
-            unset($this->leases[$key], $this->held[$key]);
-            $this->discard($connection);
-        }
-    }
-
-    /**
-     * The current coroutine's first lease: acquires, and has the connection released when the
-     * coroutine ends (by $releaseAtEnd, which runs inside it and so finds its key).
-     *
-     * @return T
-     */
-    private function leaseNew(Scheduler $scheduler, ?Coroutine $coroutine, int $id): object
-    {
-        $connection = $this->acquire(); // may suspend, but the coroutine stays the same
-        $this->leases[$id] = $connection;
-        if ($coroutine !== null && !isset($this->ending[$id])) {
-            $this->ending[$id] = true; // once per coroutine, however often the sweep took its lease
-            $scheduler->defer($this->releaseAtEnd);
-        }
-        if ($this->sweeper === null) {
-            $this->startSweeper();
-        }
-
-        return $connection;
-    }
-
-    private function endLease(): void
-    {
-        $id = Scheduler::get()->current()->id ?? 0;
-        unset($this->ending[$id], $this->touched[$id]);
-        $this->releaseLease($id);
+        $this->leases->discard();
     }
 
     /**
@@ -279,12 +238,11 @@ final class Pool
             return;
         }
         $this->closed = true;
-        foreach ([$this->reaper, $this->sweeper] as $timer) {
-            if ($timer !== null) {
-                Scheduler::get()->driver->cancel($timer);
-            }
+        if ($this->reaper !== null) {
+            Scheduler::get()->driver->cancel($this->reaper);
+            $this->reaper = null;
         }
-        $this->reaper = $this->sweeper = null;
+        $this->leases->stop();
         foreach ($this->idle as [$connection]) {
             $this->destroy($connection);
         }
@@ -357,33 +315,6 @@ final class Pool
     }
 
     /** @param T $connection */
-    private function isHealthy(object $connection, float $idleSince, float $born): bool
-    {
-        $now = \hrtime(true) * 1e-9;
-        if ($now - $born > $this->config->maxLifetime || !$this->usable($connection)) {
-            return false;
-        }
-        if ($this->healthCheck === null || $now - $idleSince < $this->config->healthCheckAfter) {
-            return true;
-        }
-        try {
-            return ($this->healthCheck)($connection) !== false;
-        } catch (Throwable) {
-            return false;
-        }
-    }
-
-    /** @param T $connection */
-    private function usable(object $connection): bool
-    {
-        try {
-            return $this->isUsable === null || ($this->isUsable)($connection);
-        } catch (Throwable) {
-            return false;
-        }
-    }
-
-    /** @param T $connection */
     private function destroy(object $connection): void
     {
         $id = \spl_object_id($connection);
@@ -411,8 +342,7 @@ final class Pool
             $now = \hrtime(true) * 1e-9;
             $keep = [];
             foreach ($this->idle as $entry) {
-                $expired = $now - $entry[1] > $this->config->idleTimeout && $this->size > $this->config->min;
-                if ($expired || $now - $entry[2] > $this->config->maxLifetime) {
+                if ($this->health->expired($entry[1], $entry[2], $now, $this->size)) {
                     $this->destroy($entry[0]);
                 } else {
                     $keep[] = $entry;
@@ -421,34 +351,5 @@ final class Pool
             $this->idle = $keep;
         });
         $driver->unreference($this->reaper);
-    }
-
-    /** Every leaseIdleTimeout while there are leases: takes back those not asked for since the last sweep. */
-    private function startSweeper(): void
-    {
-        $driver = Scheduler::get()->driver;
-        $this->sweeper = $driver->repeat($this->config->leaseIdleTimeout, $this->sweepLeases(...));
-        $driver->unreference($this->sweeper);
-    }
-
-    private function sweepLeases(): void
-    {
-        foreach ($this->leases as $id => $connection) {
-            if (isset($this->touched[$id]) || !$this->usable($connection)) {
-                continue; // in use lately, or busy, in a transaction or broken: its coroutine sorts it out
-            }
-            unset($this->leases[$id]);
-            if (isset($this->held[$id])) {
-                unset($this->held[$id]);
-                $this->discard($connection); // its holder may come back to it: closed, never shared
-            } else {
-                $this->release($connection);
-            }
-        }
-        $this->touched = [];
-        if ($this->leases === [] && $this->sweeper !== null) {
-            Scheduler::get()->driver->cancel($this->sweeper);
-            $this->sweeper = null;
-        }
     }
 }

@@ -11,7 +11,8 @@ use Petrel\Loop\LoopError;
  * The stream side of EpollDriver: per watched stream, a descriptor of our own (see
  * DescriptorChannel), the enabled readable/writable watchers, and the epoll interest,
  * which is kept equal to the union of those watchers (ADD/MOD/DEL only when it changes).
- * The descriptor is closed when the stream's last watcher is cancelled.
+ * The descriptor is closed when the stream's last watcher is cancelled. Once a second (and
+ * when run() starts) sweep() closes the descriptors of streams closed while watched.
  *
  * Fork: everything here belongs to the process that made it. In another process (a
  * forked child) nothing touches the inherited epoll instance: release() closes this
@@ -20,7 +21,7 @@ use Petrel\Loop\LoopError;
  *
  * @internal
  */
-final class EpollStreams
+final class EpollStreams implements StreamWaiter
 {
     private const READ_EVENTS = Epoll::IN | Epoll::ERR | Epoll::HUP;
     private const WRITE_EVENTS = Epoll::OUT | Epoll::ERR | Epoll::HUP;
@@ -42,6 +43,8 @@ final class EpollStreams
     /** @var list<int> descriptors released while events are dispatched, closed after */
     private array $closeLater = [];
     private bool $dispatching = false;
+    /** When wait() next sweeps (monotonic seconds). */
+    private float $nextSweep = 0.0;
     /** Our descriptor of the signals' self-pipe, once registered. */
     private ?int $signalPipe = null;
     /** @var resource|null the signals' self-pipe, once a signal watcher made it */
@@ -120,35 +123,32 @@ final class EpollStreams
         $this->update($key);
     }
 
-    public function hasStreams(): bool
+    public function describe(Watcher $watcher): string
     {
-        return $this->streams !== [];
+        return 'stream #' . (int) $watcher->value . ', fd ' . ($this->fds[(int) $watcher->value] ?? -1);
     }
 
-    public function descriptorOf(Watcher $watcher): int
-    {
-        return $this->fds[(int) $watcher->value] ?? -1;
-    }
-
-    /**
-     * The signals' self-pipe (SignalDispatcher::pipe()), registered by the next wait() so
-     * that a signal wakes it; null (no signal watched yet) is ignored.
-     *
-     * @param resource|null $pipe
-     */
+    /** Registered with epoll by the next wait(). */
     public function useSignalPipe(mixed $pipe): void
     {
         $this->signalStream ??= $pipe;
     }
 
     /**
-     * Waits up to $timeoutMs (-1: no limit), then runs the callbacks of ready streams:
-     * readable ones, then writable ones. The hot loop of the server: two word reads and a
-     * few array lookups per event, nothing allocated unless a stream is writable, and no
-     * call for signals unless one arrived.
+     * Waits until $until or the next sweep, whichever comes first, then runs the callbacks
+     * of ready streams: readable ones, then writable ones. The hot loop of the server: two
+     * word reads and a few array lookups per event, nothing allocated unless a stream is
+     * writable, and no call for signals unless one arrived.
      */
-    public function wait(int $timeoutMs, SignalDispatcher $signals): void
+    public function wait(float $until, SignalDispatcher $signals): void
     {
+        $now = \hrtime(true) * 1e-9;
+        if ($now >= $this->nextSweep) {
+            $this->sweep();
+        }
+        if ($until > $this->nextSweep) {
+            $until = $this->nextSweep;
+        }
         if ($this->pid !== \getmypid()) {
             $this->rebuild();
         }
@@ -156,7 +156,7 @@ final class EpollStreams
             $this->signalPipe = $this->channel->duplicate($this->signalStream);
             $this->epoll->change($this->signalPipe, 0, Epoll::IN);
         }
-        $count = $this->epoll->wait($timeoutMs);
+        $count = $this->epoll->wait($until <= $now ? 0 : (int) \ceil(($until - $now) * 1000));
         if ($signals->pending !== []) {
             $signals->dispatch();
         }
@@ -216,6 +216,7 @@ final class EpollStreams
      */
     public function sweep(): void
     {
+        $this->nextSweep = \hrtime(true) * 1e-9 + 1.0;
         $error = false;
         foreach ($this->streams as $key => $stream) {
             if (\is_resource($stream)) {

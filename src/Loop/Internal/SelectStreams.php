@@ -1,0 +1,153 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Loop\Internal;
+
+use Petrel\Loop\LoopError;
+use Petrel\Loop\TickCounter;
+
+/**
+ * The stream side of StreamSelectDriver: the streams with enabled readable or writable
+ * watchers, handed to stream_select() in each wait (or usleep() when there are none). A
+ * stream closed while watched makes stream_select() fail, which is reported as LoopError.
+ *
+ * @internal
+ */
+final class SelectStreams implements StreamWaiter
+{
+    /** @var array<int, resource> */
+    private array $readStreams = [];
+    /** @var array<int, array<int, Watcher>> */
+    private array $readWatchers = [];
+    /** @var array<int, resource> */
+    private array $writeStreams = [];
+    /** @var array<int, array<int, Watcher>> */
+    private array $writeWatchers = [];
+    /** @var resource|null the signals' self-pipe, once a signal watcher made it */
+    private mixed $signalPipe = null;
+
+    public function attach(Watcher $watcher): void
+    {
+    }
+
+    public function detach(Watcher $watcher): void
+    {
+    }
+
+    public function enable(Watcher $watcher): void
+    {
+        $key = (int) $watcher->value;
+        if ($watcher->type === Watcher::READABLE) {
+            $this->readStreams[$key] = $watcher->value;
+            $this->readWatchers[$key][$watcher->id] = $watcher;
+        } else {
+            $this->writeStreams[$key] = $watcher->value;
+            $this->writeWatchers[$key][$watcher->id] = $watcher;
+        }
+    }
+
+    public function disable(Watcher $watcher): void
+    {
+        $key = (int) $watcher->value;
+        if ($watcher->type === Watcher::READABLE) {
+            unset($this->readWatchers[$key][$watcher->id]);
+            if (!isset($this->readWatchers[$key]) || $this->readWatchers[$key] === []) {
+                unset($this->readWatchers[$key], $this->readStreams[$key]);
+            }
+        } else {
+            unset($this->writeWatchers[$key][$watcher->id]);
+            if (!isset($this->writeWatchers[$key]) || $this->writeWatchers[$key] === []) {
+                unset($this->writeWatchers[$key], $this->writeStreams[$key]);
+            }
+        }
+    }
+
+    public function useSignalPipe(mixed $pipe): void
+    {
+        $this->signalPipe ??= $pipe;
+    }
+
+    /** Nothing to do: stream_select() itself fails on a closed stream. */
+    public function sweep(): void
+    {
+    }
+
+    public function describe(Watcher $watcher): string
+    {
+        return 'stream #' . (int) $watcher->value;
+    }
+
+    /** stream_select() on the watched streams and the signals' self-pipe; usleep() without any. */
+    public function wait(float $until, SignalDispatcher $signals): void
+    {
+        $read = $this->readStreams;
+        $write = $this->writeStreams;
+        if ($this->signalPipe !== null) {
+            $read[-1] = $this->signalPipe;
+        }
+        $timeout = null;
+        if ($until !== \INF) {
+            $timeout = $until - \hrtime(true) * 1e-9;
+            if ($timeout < 0.0) {
+                $timeout = 0.0;
+            }
+        }
+        if ($read === [] && $write === []) {
+            if ($timeout === null || $timeout > 0) {
+                if (TickCounter::$cell !== null) {
+                    TickCounter::waiting();
+                }
+                \usleep((int) (($timeout ?? 3600.0) * 1e6));
+                if (TickCounter::$cell !== null) {
+                    TickCounter::running();
+                }
+            }
+            if ($signals->pending !== []) {
+                $signals->dispatch();
+            }
+
+            return;
+        }
+        $seconds = $timeout === null ? null : (int) $timeout;
+        $micro = $timeout === null ? 0 : (int) (($timeout - $seconds) * 1e6);
+        $except = null;
+        try {
+            if (TickCounter::$cell !== null) {
+                TickCounter::waiting();
+            }
+            $ready = @\stream_select($read, $write, $except, $seconds, $micro);
+            if (TickCounter::$cell !== null) {
+                TickCounter::running();
+            }
+        } catch (\TypeError | \ValueError $error) {
+            throw new LoopError(
+                'A stream watched by the loop was closed while its watcher was still registered; '
+                . 'cancel the watcher before closing the stream (' . $error->getMessage() . ')',
+                0,
+                $error,
+            );
+        }
+        if ($signals->pending !== []) {
+            $signals->dispatch();
+        }
+        if (!$ready) {
+            return; // timeout, or interrupted by a signal (EINTR)
+        }
+        unset($read[-1]);
+        foreach ($read as $key => $stream) {
+            foreach ($this->readWatchers[$key] ?? [] as $watcher) {
+                if ($watcher->enabled) {
+                    ($watcher->callback)($watcher->id, $stream);
+                }
+            }
+        }
+        foreach ($write as $key => $stream) {
+            foreach ($this->writeWatchers[$key] ?? [] as $watcher) {
+                if ($watcher->enabled) {
+                    ($watcher->callback)($watcher->id, $stream);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Pool\Internal;
+
+use Closure;
+use Petrel\Pool\PoolConfig;
+use Throwable;
+
+/**
+ * Whether a pooled connection may be used (again): the pool's cheap check on return and
+ * checkout ($isUsable, no round trip), its maximum lifetime, its idle timeout, and the
+ * round trip ($healthCheck) for a connection idle longer than healthCheckAfter. A check
+ * that throws counts as a failed one.
+ *
+ * @template T of object
+ * @internal for Pool
+ */
+final class ConnectionHealth
+{
+    /**
+     * @param (Closure(T): bool)|null $isUsable
+     * @param (Closure(T): mixed)|null $healthCheck throws or returns false if dead
+     */
+    public function __construct(
+        private readonly PoolConfig $config,
+        private readonly ?Closure $isUsable,
+        private readonly ?Closure $healthCheck,
+    ) {
+    }
+
+    /**
+     * The cheap check: usable now (idle, in step: for SQL, outside a transaction).
+     *
+     * @param T $connection
+     */
+    public function usable(object $connection): bool
+    {
+        try {
+            return $this->isUsable === null || ($this->isUsable)($connection);
+        } catch (Throwable) {
+            return false;
+        }
+    }
+
+    /**
+     * On checkout of an idle connection: young enough, usable, and alive if it idled
+     * long (a round trip then). usable()'s check is repeated here rather than called: it
+     * is on the path of every first query of a coroutine.
+     *
+     * @param T $connection
+     */
+    public function reusable(object $connection, float $idleSince, float $born): bool
+    {
+        $now = \hrtime(true) * 1e-9;
+        if ($now - $born > $this->config->maxLifetime) {
+            return false;
+        }
+        try {
+            if ($this->isUsable !== null && !($this->isUsable)($connection)) {
+                return false;
+            }
+        } catch (Throwable) {
+            return false;
+        }
+        if ($this->healthCheck === null || $now - $idleSince < $this->config->healthCheckAfter) {
+            return true;
+        }
+        try {
+            return ($this->healthCheck)($connection) !== false;
+        } catch (Throwable) {
+            return false;
+        }
+    }
+
+    /**
+     * For the reaper: whether an idle connection (returned at $idleSince, born at $born)
+     * should be closed at $now, the pool holding $size connections.
+     */
+    public function expired(float $idleSince, float $born, float $now, int $size): bool
+    {
+        return ($now - $idleSince > $this->config->idleTimeout && $size > $this->config->min)
+            || $now - $born > $this->config->maxLifetime;
+    }
+}
