@@ -7,7 +7,8 @@ namespace Petrel\Process\Internal;
 /**
  * The JSON file `petrel status` reads: the master's pid and uptime and, per worker, its
  * kind (http, task), number within its kind, state (starting, ready, recycling: ready but
- * waiting for its replacement, retiring: draining) and the status it last reported. Written atomically (temp file + rename).
+ * waiting for its replacement, retiring: draining) and the status it last reported. Written
+ * atomically (temp file + rename).
  *
  * @internal
  */
@@ -31,8 +32,7 @@ final class StatusFile
         foreach ($workers as $pid => $worker) {
             // A ready worker that asked to be replaced still serves until its replacement is ready.
             $state = $worker->state === WorkerHandle::READY && $worker->retiringBecause !== null ? 'recycling' : $worker->state;
-            $number = $worker->shownNumber > 0 ? $worker->shownNumber : $worker->number;
-            $rows[] = ['number' => $number, 'pid' => $pid, 'state' => $state, 'kind' => $worker->kind] + $worker->status;
+            $rows[] = ['number' => $worker->shownNumber, 'pid' => $pid, 'state' => $state, 'kind' => $worker->kind] + $worker->status;
         }
         \usort($rows, static fn (array $a, array $b): int => [$a['kind'], $a['number'], $a['pid']] <=> [$b['kind'], $b['number'], $b['pid']]);
 
@@ -46,5 +46,10 @@ final class StatusFile
         if (@\file_put_contents($temporary, \json_encode($status, \JSON_PRETTY_PRINT | \JSON_THROW_ON_ERROR)) !== false) {
             @\rename($temporary, $this->path);
         }
+    }
+
+    public function remove(): void
+    {
+        @\unlink($this->path);
     }
 }

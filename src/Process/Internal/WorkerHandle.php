@@ -41,8 +41,8 @@ final class WorkerHandle
         public readonly int $pid,
         public readonly int $number,
         public readonly mixed $pipe,
-        public readonly string $kind = self::HTTP,
-        public readonly int $shownNumber = 0,
+        public readonly string $kind,
+        public readonly int $shownNumber,
     ) {
         $this->startedAt = \microtime(true);
     }
@@ -50,7 +50,7 @@ final class WorkerHandle
     /** "worker 2" or "task worker 1", for logs. */
     public function label(): string
     {
-        return ($this->kind === self::TASK ? 'task worker ' : 'worker ') . ($this->shownNumber > 0 ? $this->shownNumber : $this->number);
+        return ($this->kind === self::TASK ? 'task worker ' : 'worker ') . $this->shownNumber;
     }
 
     /** Reads what the worker sent on its pipe: "ready", "error", "retiring", "dying" and status lines (JSON). */

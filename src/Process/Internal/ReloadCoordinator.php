@@ -1,0 +1,95 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Process\Internal;
+
+use Closure;
+
+/**
+ * Graceful reloads: a new generation of every worker starts beside the old one, which is
+ * retired (SIGTERM, a graceful stop) only once every new worker is ready. If one of the
+ * new workers fails (an error, an exit, not ready within the boot timeout), the new
+ * generation is retired instead and the old one keeps serving.
+ *
+ * @internal
+ */
+final class ReloadCoordinator
+{
+    /** @var array{old: list<int>, new: list<int>, deadline: float}|null the reload in progress (pids) */
+    private ?array $current = null;
+
+    /** @param Closure(string): void $log */
+    public function __construct(
+        private readonly WorkerTable $workers,
+        private readonly SupervisionStatus $status,
+        private readonly float $bootTimeout,
+        private readonly Closure $log,
+    ) {
+    }
+
+    public function inProgress(): bool
+    {
+        return $this->current !== null;
+    }
+
+    /** Forks the new generation; every worker alive now belongs to the old one. */
+    public function begin(): void
+    {
+        \assert($this->current === null, 'one reload at a time');
+        $old = \array_keys($this->workers->all());
+        $new = $this->workers->spawnAll();
+        $this->current = ['old' => $old, 'new' => $new, 'deadline' => \microtime(true) + $this->bootTimeout];
+        ($this->log)(\sprintf('reloading: started %d new worker(s)', \count($new)));
+    }
+
+    /** Once every new worker is ready, retires the old generation; fails the reload on an error or the deadline. */
+    public function progress(): void
+    {
+        if ($this->current === null) {
+            return;
+        }
+        foreach ($this->current['new'] as $pid) {
+            $worker = $this->workers->get($pid);
+            if ($worker?->error !== null) {
+                $this->fail($worker->error);
+
+                return;
+            }
+            if ($worker?->state !== WorkerHandle::READY) {
+                if (\microtime(true) > $this->current['deadline']) {
+                    $this->fail(\sprintf('new workers were not ready after %s s', $this->bootTimeout));
+                }
+
+                return;
+            }
+        }
+        $this->status->countRestarts('reload', \count($this->current['new']));
+        foreach ($this->current['old'] as $pid) {
+            $this->workers->retire($pid);
+        }
+        $this->current = null;
+        ($this->log)('reloaded: old workers finish their requests and exit');
+    }
+
+    /** Handles the exit of a worker of the new generation (the reload fails); false for any other worker. */
+    public function onExit(WorkerHandle $worker, string $reason): bool
+    {
+        if ($this->current === null || !\in_array($worker->pid, $this->current['new'], true)) {
+            return false;
+        }
+        $this->fail($worker->error ?? "new {$worker->label()} {$reason} before it was ready");
+
+        return true;
+    }
+
+    private function fail(string $reason): void
+    {
+        \assert($this->current !== null);
+        foreach ($this->current['new'] as $pid) {
+            $this->workers->retire($pid);
+        }
+        $this->current = null;
+        ($this->log)("reload failed, keeping the running workers: {$reason}");
+    }
+}

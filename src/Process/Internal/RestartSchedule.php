@@ -1,0 +1,89 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Process\Internal;
+
+use Closure;
+
+/**
+ * Restarts of workers that died unplanned (a "crash": whatever exit the master did not ask
+ * for), and the back-off shared with failed recycles.
+ *
+ * A worker that was ready and lived 1 s (or said it is dying of a fatal error while
+ * healthy) is restarted at once; one that dies at boot waits backoff() of its consecutive
+ * deaths at boot: 0.1 s doubling up to 10 s.
+ *
+ * @internal
+ */
+final class RestartSchedule
+{
+    private const DELAY_MAX = 10.0;
+
+    /** @var array<int, float> worker number => when to start it again */
+    private array $due = [];
+    /** @var array<int, int> worker number => consecutive deaths at boot */
+    private array $bootFailures = [];
+
+    /** @param Closure(string): void $log */
+    public function __construct(
+        private readonly WorkerTable $workers,
+        private readonly SupervisionStatus $status,
+        private readonly Closure $log,
+    ) {
+    }
+
+    /** The wait before attempt $failures + 1: 0.1 s, doubling, 10 s at most. */
+    public static function backoff(int $failures): float
+    {
+        return \min(self::DELAY_MAX, 0.1 * 2 ** ($failures - 1));
+    }
+
+    /** $worker exited unplanned: counts and logs it, and schedules its restart. */
+    public function afterCrash(WorkerHandle $worker, string $reason): void
+    {
+        $lived = \microtime(true) - $worker->startedAt;
+        if ($worker->state === WorkerHandle::READY && ($lived >= 1.0 || $worker->dyingBecause !== null)) {
+            $this->bootFailures[$worker->number] = 0;
+            $delay = 0.0;
+        } else {
+            $failures = $this->bootFailures[$worker->number] = ($this->bootFailures[$worker->number] ?? 0) + 1;
+            $delay = self::backoff($failures);
+        }
+        $normal = $reason === 'exited with code 0';
+        $this->status->countRestarts('crash');
+        ($this->log)(\sprintf(
+            '%s (pid %d) %s%s; %s',
+            $worker->label(),
+            $worker->pid,
+            $reason,
+            ($why = $worker->error ?? $worker->dyingBecause) !== null ? " ({$why})" : '',
+            $delay > 0 ? \sprintf('restarting in %.1f s', $delay) : ($normal ? 'starting a fresh one' : 'restarting'),
+        ));
+        $this->schedule($worker->number, $delay);
+    }
+
+    /** Starts a worker for $number in $delay seconds. */
+    public function schedule(int $number, float $delay): void
+    {
+        $this->due[$number] = \microtime(true) + $delay;
+    }
+
+    /** Forks the workers whose restart is due. */
+    public function spawnDue(): void
+    {
+        $now = \microtime(true);
+        foreach ($this->due as $number => $at) {
+            if ($at <= $now) {
+                unset($this->due[$number]);
+                $this->workers->spawn($number);
+            }
+        }
+    }
+
+    /** Forgets the pending restarts (a stop, or a reload that starts every number anew). */
+    public function cancel(): void
+    {
+        $this->due = [];
+    }
+}

@@ -1,0 +1,271 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Process\Internal;
+
+use Closure;
+use Petrel\Coroutine\Scheduler;
+use Petrel\Observability\Internal\BlockingWatchdog;
+use Petrel\Process\MasterConfig;
+use Petrel\Process\ProcessException;
+use Petrel\Process\Sidecar;
+use Petrel\Process\WorkerContext;
+use Throwable;
+
+/**
+ * The master's worker processes, by pid: forks them (a pipe and, for an HTTP worker, a
+ * blocking-watchdog slot each), signals them and reaps them.
+ *
+ * Worker numbers run 1..slots(): the workers, then the task workers. Several processes may
+ * share a number for a while (a recycle's successor or a reload's new generation beside the
+ * worker it replaces); a pid is unique.
+ *
+ * The watchdog (MasterConfig::$blockThreshold) is mapped by startWatchdog() before the first
+ * fork; each HTTP worker process claims a slot at its fork and frees it when it is reaped.
+ *
+ * @internal
+ */
+final class WorkerTable
+{
+    /** @var array<int, WorkerHandle> by pid, in the order they were forked */
+    private array $workers = [];
+    private ?BlockingWatchdog $watchdog = null;
+
+    /**
+     * @param Closure(WorkerContext): int $workerEntry
+     * @param Closure(WorkerContext): int|null $taskWorkerEntry
+     * @param list<Sidecar> $sidecars the master's: their streams are closed in each worker
+     * @param Closure(string): void $log
+     */
+    public function __construct(
+        private readonly MasterConfig $config,
+        private readonly Closure $workerEntry,
+        private readonly ?Closure $taskWorkerEntry,
+        private readonly array $sidecars,
+        private readonly Closure $log,
+    ) {
+    }
+
+    /** Maps the blocking watchdog, when MasterConfig::$blockThreshold asks for one and FFI allows it. */
+    public function startWatchdog(): void
+    {
+        if ($this->config->blockThreshold <= 0) {
+            return;
+        }
+        try {
+            // Room for a reload's new generation beside the old one still draining, and more.
+            $this->watchdog = new BlockingWatchdog($this->config->blockThreshold, \max(64, 4 * $this->config->workers));
+        } catch (\RuntimeException $error) {
+            ($this->log)("the blocking detector is off: {$error->getMessage()}");
+        }
+    }
+
+    /** The blocking watchdog the master's wait polls, or null when there is none. */
+    public function watchdog(): ?BlockingWatchdog
+    {
+        return $this->watchdog;
+    }
+
+    /** Worker numbers 1..slots(): the workers, then the task workers. */
+    public function slots(): int
+    {
+        return $this->config->workers + $this->config->taskWorkers;
+    }
+
+    /** "worker 2" or "task worker 1", for logs and process titles. */
+    public function labelOf(int $number): string
+    {
+        return ($this->isTask($number) ? 'task worker ' : 'worker ') . $this->numberInKind($number);
+    }
+
+    /** @return array<int, WorkerHandle> the live (not yet reaped) workers, by pid */
+    public function all(): array
+    {
+        return $this->workers;
+    }
+
+    public function get(int $pid): ?WorkerHandle
+    {
+        return $this->workers[$pid] ?? null;
+    }
+
+    public function isEmpty(): bool
+    {
+        return $this->workers === [];
+    }
+
+    public function count(): int
+    {
+        return \count($this->workers);
+    }
+
+    /** True while an HTTP worker (one that may submit tasks) is alive. */
+    public function hasHttpWorkers(): bool
+    {
+        foreach ($this->workers as $worker) {
+            if ($worker->kind === WorkerHandle::HTTP) {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    /**
+     * Forks one worker process of every number, in order.
+     *
+     * @return list<int> their pids
+     * @throws ProcessException
+     */
+    public function spawnAll(): array
+    {
+        $pids = [];
+        for ($number = 1; $number <= $this->slots(); $number++) {
+            $pids[] = $this->spawn($number);
+        }
+
+        return $pids;
+    }
+
+    /**
+     * Forks a worker process for $number; it starts in state STARTING.
+     *
+     * @return int its pid
+     * @throws ProcessException if the pipe or the fork cannot be had
+     */
+    public function spawn(int $number): int
+    {
+        $slot = $this->isTask($number) ? null : $this->watchdog?->claim();
+        if ($slot === null && $this->watchdog !== null && !$this->isTask($number)) {
+            ($this->log)("{$this->labelOf($number)} starts without the blocking detector: all {$this->watchdog->capacity} slots are in use");
+        }
+        $cells = $slot !== null ? $this->watchdog?->cells($slot) : null;
+        $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
+        if ($pair === false) {
+            throw new ProcessException('Cannot create a pipe for a new worker');
+        }
+        $pid = \pcntl_fork();
+        if ($pid === -1) {
+            if ($slot !== null) {
+                $this->watchdog?->release($slot);
+            }
+            throw new ProcessException('fork() failed: ' . \pcntl_strerror(\pcntl_get_last_error()));
+        }
+        if ($pid === 0) {
+            \fclose($pair[0]);
+            exit($this->runWorker($number, $pair[1], $cells));
+        }
+        if ($slot !== null) {
+            $this->watchdog?->watch($slot, $pid);
+        }
+        \fclose($pair[1]);
+        \stream_set_blocking($pair[0], false);
+        $kind = $this->isTask($number) ? WorkerHandle::TASK : WorkerHandle::HTTP;
+        $this->workers[$pid] = new WorkerHandle($pid, $number, $pair[0], $kind, $this->numberInKind($number));
+
+        return $pid;
+    }
+
+    /**
+     * Collects exited workers without blocking, reading what each said last and freeing
+     * its watchdog slot.
+     *
+     * @return list<array{WorkerHandle, string}> each with a description of how it ended
+     */
+    public function reap(): array
+    {
+        $exited = [];
+        while (($pid = \pcntl_waitpid(-1, $status, \WNOHANG)) > 0) {
+            $worker = $this->workers[$pid] ?? null;
+            if ($worker === null) {
+                continue;
+            }
+            unset($this->workers[$pid]);
+            $this->watchdog?->forget($pid);
+            $worker->readMessages();
+            @\fclose($worker->pipe);
+            $reason = \pcntl_wifsignaled($status)
+                ? 'was killed by signal ' . \pcntl_wtermsig($status)
+                : 'exited with code ' . \pcntl_wexitstatus($status);
+            $exited[] = [$worker, $reason];
+        }
+
+        return $exited;
+    }
+
+    /** A graceful stop for one worker, which is now RETIRING (its exit is expected); none if gone. */
+    public function retire(int $pid): void
+    {
+        $worker = $this->workers[$pid] ?? null;
+        if ($worker !== null) {
+            $worker->state = WorkerHandle::RETIRING;
+            \posix_kill($pid, \SIGTERM);
+        }
+    }
+
+    /** Sends $signal to every live worker, or to those of $kind (WorkerHandle::HTTP, ::TASK). */
+    public function signalAll(int $signal, ?string $kind = null): void
+    {
+        foreach ($this->workers as $pid => $worker) {
+            if ($kind === null || $worker->kind === $kind) {
+                \posix_kill($pid, $signal);
+            }
+        }
+    }
+
+    /** SIGKILL to every worker, then reaps them all: for a start that failed. */
+    public function killAll(): void
+    {
+        $this->signalAll(\SIGKILL);
+        while ($this->workers !== []) {
+            $this->reap();
+            \usleep(10000);
+        }
+    }
+
+    /** In the child, right after fork: forget the master's state, then run the entry. */
+    private function runWorker(int $number, mixed $pipe, ?\FFI\CData $watchdogCells): int
+    {
+        foreach ([\SIGTERM, \SIGINT, \SIGUSR1, \SIGUSR2, \SIGCHLD, \SIGHUP] as $signal) {
+            \pcntl_signal($signal, \SIG_DFL);
+        }
+        foreach ($this->workers as $sibling) {
+            @\fclose($sibling->pipe);
+        }
+        foreach ($this->sidecars as $sidecar) {
+            foreach ($sidecar->streams() as $stream) {
+                @\fclose($stream); // the master's (the /metrics socket and its clients)
+            }
+        }
+        $this->workers = [];
+        $this->watchdog = null; // the master's: a worker only writes its own slot
+        \mt_srand(\random_int(0, \PHP_INT_MAX));
+        Scheduler::reset();
+        $label = $this->labelOf($number);
+        @\cli_set_process_title("{$this->config->title}: {$label}");
+        $context = new WorkerContext($this->numberInKind($number), $pipe, $watchdogCells);
+        try {
+            $entry = $this->isTask($number) ? $this->taskWorkerEntry : $this->workerEntry;
+            \assert($entry !== null);
+
+            return $entry($context);
+        } catch (Throwable $error) {
+            $context->fail($error->getMessage());
+            \fwrite(\STDERR, "petrel: {$label} failed: {$error}\n");
+
+            return 70;
+        }
+    }
+
+    private function isTask(int $number): bool
+    {
+        return $number > $this->config->workers;
+    }
+
+    /** Task workers count from 1 after the workers' numbers. */
+    private function numberInKind(int $number): int
+    {
+        return $this->isTask($number) ? $number - $this->config->workers : $number;
+    }
+}
