@@ -22,6 +22,8 @@ final class StreamSocket implements Socket
     private bool $closed = false;
     private bool $tls = false;
     private bool $writing = false;
+    /** expectReply() was called: the next receive waits for readability before reading. */
+    private bool $replyExpected = false;
     /** @var array<int, Suspension> writers queued behind the current one */
     private array $writeQueue = [];
     private ?string $localAddress = null;
@@ -172,7 +174,9 @@ final class StreamSocket implements Socket
     /**
      * For pools, before reusing an idle connection: false if the peer has closed it (a
      * restarted database) or sent bytes nobody asked for (the stream is out of step).
-     * Never waits; costs one non-blocking read.
+     * Never waits; costs one non-blocking read. An empty read sets the stream's EOF flag
+     * when the peer closed (FIN; a reset makes the read fail), so the flag is read from
+     * the metadata: feof() would ask the kernel again (a poll and a recv(MSG_PEEK)).
      */
     public function isAlive(): bool
     {
@@ -184,13 +188,24 @@ final class StreamSocket implements Socket
         }
         $data = @\fread($this->stream, 1);
         if ($data === '') {
-            return !\feof($this->stream);
+            return !\stream_get_meta_data($this->stream)['eof'];
         }
         if ($data !== false) {
             $this->buffer = $data; // keep it for the protocol layer to complain about
         }
 
         return false;
+    }
+
+    /**
+     * For a client that has just written a command and reads its reply next: the next read
+     * that needs fresh bytes waits for readability first, instead of trying a read that
+     * would come back empty (the reply cannot have arrived yet). Only a plain socket: a TLS
+     * stream may hold decrypted bytes that readiness does not show, so it reads first.
+     */
+    public function expectReply(): void
+    {
+        $this->replyExpected = true;
     }
 
     public function getLocalAddress(): string
@@ -252,6 +267,8 @@ final class StreamSocket implements Socket
         }
         $woken = $this->readiness->polled;
         $this->readiness->polled = false;
+        $waitFirst = $this->replyExpected && !$woken && !$this->tls;
+        $this->replyExpected = false;
         while (true) {
             if ($this->closed) {
                 throw new ClosedException("Cannot read: the connection to {$this->getRemoteAddress()} is closed");
@@ -259,18 +276,21 @@ final class StreamSocket implements Socket
             if ($this->eof) {
                 return null;
             }
-            $data = @\fread($this->stream, $maxBytes);
-            if ($data !== false && $data !== '') {
-                return $data;
-            }
-            // Readable yet empty means EOF on a plain socket; TLS may have read a partial
-            // record. feof() costs a recv(MSG_PEEK) syscall, and a plain socket at EOF is
-            // reported readable at once, so only TLS streams ask it before waiting.
-            if ($data === false || ($this->tls ? \feof($this->stream) : $woken)) {
-                $this->eof = true;
+            if (!$waitFirst) {
+                $data = @\fread($this->stream, $maxBytes);
+                if ($data !== false && $data !== '') {
+                    return $data;
+                }
+                // Readable yet empty means EOF on a plain socket; TLS may have read a partial
+                // record. feof() costs a recv(MSG_PEEK) syscall, and a plain socket at EOF is
+                // reported readable at once, so only TLS streams ask it before waiting.
+                if ($data === false || ($this->tls ? \feof($this->stream) : $woken)) {
+                    $this->eof = true;
 
-                return null;
+                    return null;
+                }
             }
+            $waitFirst = false;
             $this->readiness->waitReadable();
             $woken = true;
         }

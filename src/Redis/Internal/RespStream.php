@@ -41,6 +41,7 @@ final class RespStream
     {
         try {
             $this->socket->write($payload);
+            $this->socket->expectReply();
             do {
                 while (!$this->parser->hasNext()) {
                     $this->receive();
@@ -64,6 +65,7 @@ final class RespStream
         $replies = [];
         try {
             $this->socket->write($payload);
+            $this->socket->expectReply();
             while ($count > 0) {
                 while (!$this->parser->hasNext()) {
                     $this->receive();

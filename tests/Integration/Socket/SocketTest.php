@@ -102,7 +102,7 @@ final class SocketTest extends AsyncTestCase
                 $received .= $chunk;
             }
             $writer->join();
-            self::assertTrue($writeDone);
+            self::assertTrue($writeDone); // @phpstan-ignore staticMethod.impossibleType (the writer coroutine set it by reference)
             self::assertSame(\strlen($payload), \strlen($received));
             self::assertTrue($payload === $received);
             $a->close();
@@ -282,6 +282,60 @@ final class SocketTest extends AsyncTestCase
         });
     }
 
+    public function testIsAliveOverTcpSeesFinAndReset(): void
+    {
+        $this->async(function (): void {
+            $server = listen('127.0.0.1:0');
+            $finClient = connect($server->getAddress());
+            $finPeer = $server->accept();
+            $resetClient = connect($server->getAddress());
+            $resetPeer = $server->accept();
+            self::assertNotNull($finPeer);
+            self::assertNotNull($resetPeer);
+            self::assertTrue($finClient->isAlive(), 'a live idle connection');
+            self::assertTrue($finClient->isAlive(), 'asking twice changes nothing');
+            self::assertTrue($resetClient->isAlive());
+
+            $finPeer->close(); // FIN
+            $resetClient->write('unread'); // closing with unread bytes sends RST, not FIN
+            self::assertSame('u', $resetPeer->readExactly(1));
+            $resetPeer->close();
+            $dead = static fn (StreamSocket $socket): bool => !$socket->isAlive();
+            self::waitUntil(static fn (): bool => $dead($finClient));
+            self::waitUntil(static fn (): bool => $dead($resetClient));
+            self::assertFalse($finClient->isAlive(), 'the peer closed: still closed when asked again');
+            self::assertFalse($resetClient->isAlive(), 'the peer reset: still dead when asked again');
+            $finClient->close();
+            $resetClient->close();
+            $server->close();
+        });
+    }
+
+    public function testExpectReplyReadsTheReplyWhetherItIsThereOrNotAndSeesEof(): void
+    {
+        $this->async(function (): void {
+            [$a, $b] = self::pair();
+            $answer = go(static function () use ($b): void {
+                self::assertSame('ping', $b->readExactly(4));
+                $b->write('pong');
+            });
+            $a->write('ping');
+            $a->expectReply();
+            self::assertSame('pong', $a->read(), 'the reply arrives while the reader waits');
+            $answer->join();
+
+            $b->write('early');
+            sleep(0.001);
+            $a->expectReply();
+            self::assertSame('early', $a->read(), 'a reply already there is read at once');
+
+            $a->expectReply();
+            $b->close();
+            self::assertNull($a->read(), 'EOF instead of a reply');
+            $a->close();
+        });
+    }
+
     public function testConnectionRefusedIsAClearError(): void
     {
         $this->async(function (): void {
@@ -394,7 +448,7 @@ final class SocketTest extends AsyncTestCase
         $key = \openssl_pkey_new(['private_key_bits' => 2048, 'private_key_type' => \OPENSSL_KEYTYPE_RSA]);
         self::assertNotFalse($key);
         $csr = \openssl_csr_new(['commonName' => 'localhost'], $key);
-        self::assertNotFalse($csr);
+        self::assertInstanceOf(\OpenSSLCertificateSigningRequest::class, $csr);
         $cert = \openssl_csr_sign($csr, null, $key, 1);
         self::assertNotFalse($cert);
         \openssl_x509_export_to_file($cert, "{$dir}/cert.pem");
@@ -421,6 +475,18 @@ final class SocketTest extends AsyncTestCase
             @\unlink("{$dir}/cert.pem");
             @\unlink("{$dir}/key.pem");
             @\rmdir($dir);
+        }
+    }
+
+    /** Waits (up to 5 s, polling the loop) until $condition holds; fails the test if it never does. */
+    private static function waitUntil(\Closure $condition): void
+    {
+        $deadline = \microtime(true) + 5.0;
+        while (!$condition()) {
+            if (\microtime(true) > $deadline) {
+                self::fail('The condition did not hold within 5 s');
+            }
+            sleep(0.001);
         }
     }
 

@@ -29,7 +29,10 @@ final class Link
         $this->framer = new PacketFramer();
     }
 
-    /** Starts a command: its payload goes out with sequence id 0, replies follow from 1. */
+    /**
+     * Starts a command: its payload goes out with sequence id 0, replies follow from 1. The
+     * socket's next read waits for the reply rather than trying a read that finds nothing.
+     */
     public function send(string $payload): void
     {
         $this->framer->resetSequence();
@@ -39,6 +42,7 @@ final class Link
             $this->queued = '';
         }
         $this->socket->write($bytes);
+        $this->socket->expectReply();
     }
 
     /** Writes the next packet of the current exchange (authentication, local-infile refusal). */
