@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Petrel\Observability;
 
 use Petrel\Http\FileBody;
+use Petrel\Http\Internal\AccessLog;
 use Petrel\Http\Request;
 use Petrel\Http\Response;
 
@@ -26,11 +27,7 @@ final class JsonAccessLog
 
     public function __construct(string $target)
     {
-        $stream = @\fopen($target, 'ab');
-        if ($stream === false) {
-            throw new \RuntimeException("Cannot open the access log \"{$target}\" for appending");
-        }
-        $this->stream = $stream;
+        $this->stream = AccessLog::open($target);
     }
 
     public function log(Request $request, ?Response $response, int $nanoseconds): void

@@ -21,11 +21,23 @@ final class AccessLog
 
     public function __construct(string $target)
     {
+        $this->stream = self::open($target);
+    }
+
+    /**
+     * The access log's file or stream opened for appending (also for the JSON format,
+     * Observability\JsonAccessLog).
+     *
+     * @return resource
+     */
+    public static function open(string $target): mixed
+    {
         $stream = @\fopen($target, 'ab');
         if ($stream === false) {
             throw new \RuntimeException("Cannot open the access log \"{$target}\" for appending");
         }
-        $this->stream = $stream;
+
+        return $stream;
     }
 
     public function log(Request $request, Response $response): void
