@@ -278,22 +278,38 @@ final class StreamSocket implements Socket
             }
             if (!$waitFirst) {
                 $data = @\fread($this->stream, $maxBytes);
-                if ($data !== false && $data !== '') {
-                    return $data;
+                if ($data === '') {
+                    // Readable yet empty means EOF on a plain socket, which is reported
+                    // readable again at once; TLS may have read part of a record.
+                    $data = $this->tls ? $this->readAgainUnlessTlsEnded($maxBytes) : ($woken ? false : '');
                 }
-                // Readable yet empty means EOF on a plain socket; TLS may have read a partial
-                // record. feof() costs a recv(MSG_PEEK) syscall, and a plain socket at EOF is
-                // reported readable at once, so only TLS streams ask it before waiting.
-                if ($data === false || ($this->tls ? \feof($this->stream) : $woken)) {
+                if ($data === false) {
                     $this->eof = true;
 
                     return null;
+                }
+                if ($data !== '') {
+                    return $data;
                 }
             }
             $waitFirst = false;
             $this->readiness->waitReadable();
             $woken = true;
         }
+    }
+
+    /**
+     * After an empty read on a TLS stream: false at EOF, else what a second read finds.
+     * feof() is not a pure question on TLS: when the socket is readable it calls
+     * SSL_peek(), which moves a record completed since the read from the kernel into
+     * OpenSSL's buffer. Readiness never reports those bytes, so waiting for them instead of
+     * reading them would last until the peer sent more: a reply waited for forever.
+     *
+     * @param int<1, max> $maxBytes
+     */
+    private function readAgainUnlessTlsEnded(int $maxBytes): string|false
+    {
+        return \feof($this->stream) ? false : @\fread($this->stream, $maxBytes);
     }
 
     private function waitTurnToWrite(): void
