@@ -10,7 +10,8 @@ use Petrel\Loop\LoopError;
 /**
  * The stream side of EpollDriver: per watched stream, a descriptor of our own (see
  * DescriptorChannel), the enabled readable/writable watchers, and the epoll interest,
- * which is kept equal to the union of those watchers (ADD/MOD/DEL only when it changes).
+ * which follows the union of those watchers (ADD/MOD/DEL only when it changes; read
+ * interest is dropped lazily, see update()).
  * The descriptor is closed when the stream's last watcher is cancelled. Once a second (and
  * when run() starts) sweep() closes the descriptors of streams closed while watched.
  *
@@ -178,7 +179,11 @@ final class EpollStreams implements StreamWaiter
                 if ($mask & self::WRITE_EVENTS && isset($this->write[$key])) {
                     $writable[] = $key;
                 }
-                if ($mask & self::READ_EVENTS && isset($this->read[$key])) {
+                if ($mask & self::READ_EVENTS) {
+                    if (!isset($this->read[$key])) {
+                        $this->update($key, false); // the read interest update() left behind
+                        continue;
+                    }
                     $stream = $this->streams[$key];
                     if (!\is_resource($stream)) {
                         throw self::closedError();
@@ -260,10 +265,17 @@ final class EpollStreams implements StreamWaiter
         $this->pid = -1;
     }
 
-    private function update(int $key): void
+    /**
+     * Brings $key's epoll interest to the union of its enabled watchers, except that read
+     * interest no longer wanted is left registered when $lazy: a client socket disables its
+     * read watcher after each reply and enables it for the next one, and leaving the
+     * interest saves two epoll_ctl() calls per round trip. If bytes (or a hang-up) arrive
+     * with nobody reading, wait() drops the interest then, so the loop never spins on them.
+     */
+    private function update(int $key, bool $lazy = true): void
     {
         $mask = (isset($this->read[$key]) ? Epoll::IN : 0) | (isset($this->write[$key]) ? Epoll::OUT : 0);
-        if ($mask === $this->masks[$key] || $this->fds[$key] < 0) {
+        if ($mask === $this->masks[$key] || $this->fds[$key] < 0 || ($lazy && ($mask | Epoll::IN) === $this->masks[$key])) {
             return;
         }
         $this->checkPid(); // may rebuild, which resets the masks

@@ -59,4 +59,57 @@ final class EpollDriverTest extends DriverTestCase
         $loop->cancel($guard);
         self::assertSame(1, $runs, "the child's cancel() did not remove the parent's registration");
     }
+
+    public function testReadInterestOutlivesADisabledWatcherUntilBytesArriveUnread(): void
+    {
+        $loop = $this->createDriver();
+        $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
+        self::assertNotFalse($pair);
+        [$a, $b] = $pair;
+        $reads = 0;
+        $id = $loop->onReadable($a, function (int $id, $stream) use (&$reads, $loop): void {
+            $reads++;
+            \fread($stream, 10);
+            $loop->disable($id); // a client that has its reply
+        });
+        self::assertSame(1, \preg_match('/fd (\d+)/', $loop->watchers()[$id]['detail'], $match));
+        $fd = (int) $match[1];
+        \fwrite($b, 'reply');
+        $loop->run();
+        self::assertSame(1, $reads);
+        self::assertTrue(self::inEpollInterest($fd), 'read interest stays registered while nothing arrives: no epoll_ctl() per round trip');
+
+        $loop->enable($id);
+        \fwrite($b, 'reply');
+        $loop->run();
+        self::assertSame(2, $reads);
+
+        // Bytes nobody waits for: the first wait that sees them drops the interest, so a
+        // level-triggered descriptor cannot keep waking the loop.
+        \fwrite($b, 'unasked');
+        $tick = $loop->delay(0.01, static function (): void {
+        });
+        $loop->run();
+        $loop->cancel($tick);
+        self::assertFalse(self::inEpollInterest($fd), 'the interest was dropped when bytes arrived with nobody reading');
+        self::assertSame(2, $reads);
+
+        $loop->enable($id);
+        $loop->run();
+        self::assertSame(3, $reads, 'enabled again, the watcher sees the bytes waiting');
+        $loop->cancel($id);
+    }
+
+    /** Whether some epoll instance of this process watches descriptor $fd (/proc's fdinfo). */
+    private static function inEpollInterest(int $fd): bool
+    {
+        foreach (\glob('/proc/self/fdinfo/*') ?: [] as $info) {
+            $text = @\file_get_contents($info);
+            if ($text !== false && \preg_match('/^tfd:\s+' . $fd . '\s/m', $text) === 1) {
+                return true;
+            }
+        }
+
+        return false;
+    }
 }
