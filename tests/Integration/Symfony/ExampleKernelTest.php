@@ -25,6 +25,8 @@ final class ExampleKernelTest extends TestCase
 
     private static ?KernelHandler $handler = null;
     private static string $varDir = '';
+    /** @var array{mixed, mixed} the error and exception handlers before the kernel's */
+    private static array $phpHandlers = [null, null];
 
     public static function setUpBeforeClass(): void
     {
@@ -32,6 +34,7 @@ final class ExampleKernelTest extends TestCase
             return;
         }
         require_once __DIR__ . '/../../../examples/symfony/autoload.php';
+        self::$phpHandlers = [self::currentHandler('error'), self::currentHandler('exception')];
         self::$varDir = \sys_get_temp_dir() . '/petrel-sf-kernel-' . \getmypid() . '-' . \bin2hex(\random_bytes(4));
         $_SERVER['APP_VAR_DIR'] = self::$varDir;
         $_SERVER['TRUSTED_PROXIES'] = '127.0.0.1,REMOTE_ADDR';
@@ -47,6 +50,14 @@ final class ExampleKernelTest extends TestCase
     public static function tearDownAfterClass(): void
     {
         self::$handler = null;
+        // The kernel installed Symfony's ErrorHandler for the whole process: left there, it
+        // would print its error page from the fatal errors that later tests cause on purpose
+        // (its shutdown function acts only while it is the exception handler).
+        foreach (['error', 'exception'] as $i => $kind) {
+            for ($limit = 20; $limit > 0 && self::currentHandler($kind) !== self::$phpHandlers[$i]; $limit--) {
+                $kind === 'error' ? \restore_error_handler() : \restore_exception_handler();
+            }
+        }
         if (\class_exists(SymfonyRequest::class)) {
             SymfonyRequest::setTrustedProxies([], 0);
         }
@@ -157,5 +168,20 @@ final class ExampleKernelTest extends TestCase
         self::assertIsString($body);
 
         return $body;
+    }
+
+    /** The error or exception handler in place now (PHP has no getter for them before 8.5). */
+    private static function currentHandler(string $kind): mixed
+    {
+        if ($kind === 'error') {
+            $handler = \set_error_handler(static fn (): bool => false);
+            \restore_error_handler();
+        } else {
+            $handler = \set_exception_handler(static function (): void {
+            });
+            \restore_exception_handler();
+        }
+
+        return $handler;
     }
 }
