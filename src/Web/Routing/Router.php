@@ -32,6 +32,9 @@ final class Router
     /** @var array<string, list<array{string, array<int, array{int, list<string>}>}>> */
     private readonly array $dynamic;
 
+    /** @var array<string, array<string, RouteResult>> the FOUND result of each static entry, as $static */
+    private readonly array $staticResults;
+
     /**
      * @param list<Route> $routes
      * @throws RouteError for routes defined twice
@@ -39,10 +42,24 @@ final class Router
     public function __construct(private readonly array $routes)
     {
         [$this->static, $this->dynamic] = RouteCompiler::compile($routes);
+        // A static route's result is the same for every request (no parameters), and
+        // RouteResult is immutable: made once here rather than once per request.
+        $results = [];
+        foreach ($this->static as $method => $paths) {
+            foreach ($paths as $path => $index) {
+                $results[$method][$path] = RouteResult::found($routes[$index], []);
+            }
+        }
+        $this->staticResults = $results;
     }
 
     public function dispatch(string $method, string $path): RouteResult
     {
+        // The common hit first: a path spelled exactly as a static route's (canonical) path
+        // is canonical already, and has no parameters to decode.
+        if (isset($this->staticResults[$method][$path])) {
+            return $this->staticResults[$method][$path];
+        }
         if (\strspn($path, PathCodec::RAW) !== \strlen($path)) {
             $path = PathCodec::canonicalize($path);
         }
