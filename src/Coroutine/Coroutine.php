@@ -127,9 +127,10 @@ final class Coroutine
 
     /**
      * @internal Runs the function, then the deferred callbacks (last in, first out), then
-     * wakes the joiners. Never throws.
+     * wakes the joiners. Never throws: returns the result, null if there is none (an
+     * exception, kept for join()).
      */
-    public function execute(): void
+    public function execute(): mixed
     {
         try {
             \assert($this->function !== null);
@@ -162,5 +163,7 @@ final class Coroutine
             }
             $this->joiners = [];
         }
+
+        return $this->error === null ? $this->result : null;
     }
 }

@@ -146,7 +146,7 @@ final class Scheduler
         $previous = $this->current;
         $this->current = $child;
         try {
-            $child->execute();
+            $result = $child->execute();
         } finally {
             // The child may have suspended and been resumed from the loop: whoever resumed
             // it restores its own view of the current coroutine; this frame restores ours.
@@ -159,7 +159,9 @@ final class Scheduler
             throw $parent->cancelled ?? \reset($parent->expired);
         }
 
-        return $child->join();
+        // A result: the child returned it (one that threw has none). Null: join() says
+        // whether it returned null or threw.
+        return $result ?? $child->join();
     }
 
     /** The running coroutine, or null in the main context. */
@@ -290,12 +292,18 @@ final class Scheduler
         if ($coroutine->fiber === null) {
             $this->driver->stop();
         } elseif (Fiber::getCurrent() === null) {
+            // What switchTo() does, without the call: the loop wakes a socket's reader
+            // this way once per request.
+            $previous = $this->current;
+            $this->current = $coroutine;
             try {
-                $this->switchTo($coroutine);
+                $coroutine->fiber->resume();
             } catch (\FiberError) {
                 // PHP forbids switching fibers inside a destructor (a socket closed by its
                 // destructor wakes its waiter): let the loop resume it instead.
                 $this->enqueue($coroutine);
+            } finally {
+                $this->current = $previous;
             }
         } else {
             $this->enqueue($coroutine);

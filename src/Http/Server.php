@@ -64,19 +64,24 @@ final class Server implements ConnectionHost
     private array $requestListeners = [];
     /** @var \Closure(Request): Response made once: a first-class callable is a new Closure each time */
     private readonly \Closure $responder;
+    /** @var \Closure(Request): Response the handler: a typed closure itself, else its handle() */
+    private readonly \Closure $handle;
+    /** The scheduler serve() runs on (a worker's, made after its fork): dispatch() asks it per request. */
+    private Scheduler $scheduler;
 
     /**
      * @param RequestMetrics|null $metrics where requests are counted (by method, status
      *        class, latency); null: not counted, not even timed
      */
     public function __construct(
-        private readonly RequestHandler $handler,
+        RequestHandler $handler,
         public readonly ServerConfig $config = new ServerConfig(),
         private readonly ?RequestMetrics $metrics = null,
     ) {
         $this->syncLock = $config->mode === ServerConfig::MODE_SYNC ? new Semaphore(1) : null;
         $this->active = new WaitGroup();
         $this->responder = $this->respond(...);
+        $this->handle = ($handler instanceof ClosureHandler ? $handler->typedClosure() : null) ?? $handler->handle(...);
         $this->encoder = new ResponseEncoder();
         $json = $config->accessLog !== null && $config->accessLogFormat === ServerConfig::ACCESS_LOG_JSON;
         $this->accessLog = $config->accessLog !== null && !$json ? new AccessLog($config->accessLog) : null;
@@ -107,7 +112,8 @@ final class Server implements ConnectionHost
     public function serve(SocketServer $listener, float $drainTimeout = 30.0): void
     {
         $this->listener = $listener;
-        $driver = Scheduler::get()->driver;
+        $this->scheduler = Scheduler::get();
+        $driver = $this->scheduler->driver;
         $sweeper = $driver->repeat(self::SWEEP_INTERVAL, $this->sweep(...));
         $driver->unreference($sweeper);
         $accepted = 0;
@@ -205,7 +211,7 @@ final class Server implements ConnectionHost
     public function dispatch(Request $request, ConnectionSocket $client): Response
     {
         if ($this->syncLock === null) {
-            return Scheduler::get()->callAsChild($this->responder, [$request]);
+            return $this->scheduler->callAsChild($this->responder, [$request]);
         }
         if (!$this->syncLock->tryAcquire()) {
             $this->syncLock->acquire();
@@ -218,7 +224,7 @@ final class Server implements ConnectionHost
             }
         }
         try {
-            return Scheduler::get()->callAsChild($this->responder, [$request]);
+            return $this->scheduler->callAsChild($this->responder, [$request]);
         } finally {
             $this->syncLock->release();
         }
@@ -236,7 +242,7 @@ final class Server implements ConnectionHost
         }
         $response = null;
         try {
-            return $response = $this->handler->handle($request);
+            return $response = ($this->handle)($request);
         } catch (HttpException $error) {
             // Bad input found while the handler read the request (a malformed form body,
             // an oversized upload): the client's fault, answered as the parser would.

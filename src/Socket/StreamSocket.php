@@ -112,6 +112,18 @@ final class StreamSocket implements Socket
         if ($data === '') {
             return;
         }
+        if (!$this->writing && \strlen($data) <= self::WRITE_CHUNK) {
+            // Most writes: nobody else is writing and one fwrite() takes it all, so there
+            // is no turn to take. What it leaves (a full socket buffer) goes the long way.
+            $written = @\fwrite($this->stream, $data);
+            if ($written === \strlen($data)) {
+                return;
+            }
+            if ($written === false) {
+                $this->failWrite();
+            }
+            $data = \substr($data, $written);
+        }
         if ($this->writing) {
             $this->waitTurnToWrite();
         }

@@ -65,6 +65,9 @@ final class Http1Connection
     private readonly ServerConfig $config;
     private readonly ResponseEncoder $encoder;
     private readonly ?AccessLog $accessLog;
+    /** The Date header of responses sent in second $dateSecond (see respond()). */
+    private string $date = '';
+    private int $dateSecond = -1;
 
     public function __construct(
         public readonly int $id,
@@ -256,10 +259,15 @@ final class Http1Connection
             $keepAlive = !$encoder->requiresClose($response, $protocol, true, $isHead);
         }
         $this->deadline = \hrtime(true) * 1e-9 + $this->writeTimeout;
+        // DateCache::get() once a second, not per response: a call less per request.
+        if (($now = \time()) !== $this->dateSecond) {
+            $this->dateSecond = $now;
+            $this->date = DateCache::get($now);
+        }
         if (\is_string($body)) {
-            $this->socket->write($encoder->encode($response, $protocol, $keepAlive, $isHead, DateCache::get()));
+            $this->socket->write($encoder->encode($response, $protocol, $keepAlive, $isHead, $this->date));
         } else {
-            $this->socket->write($encoder->encodeHead($response, $protocol, $keepAlive, $isHead, DateCache::get()));
+            $this->socket->write($encoder->encodeHead($response, $protocol, $keepAlive, $isHead, $this->date));
             if (ResponseEncoder::sendsBody($response, $isHead)) {
                 BodyWriter::write($this->socket, $body, $encoder->usesChunking($response, $protocol, $isHead), function (): void {
                     $this->deadline = \hrtime(true) * 1e-9 + $this->writeTimeout;

@@ -20,7 +20,8 @@ use Petrel\Http\Request;
  * blank line, resumed where the last search stopped when bytes trickle in. The common
  * request (a head arriving whole, no body) costs one strpos, one explode of the lines, a
  * few whole-head checks, a loop over the fields without regex, and one object: the Request
- * (a copy of a blank one). A head equal to the last one is not parsed again.
+ * (a copy of a blank one). A head equal to the last one is not parsed again, and one
+ * without a body is not checked again either: its request is a copy of the last one's.
  *
  * Framing follows RFC 9112 §6: Transfer-Encoding other than exactly "chunked" → 501,
  * Transfer-Encoding with Content-Length or on HTTP/1.0 → 400, conflicting or non-numeric
@@ -81,6 +82,17 @@ final class RequestParser
      */
     private ?string $lastHead = null;
 
+    /**
+     * The request of $lastHead when that head has no body and passed the checks that
+     * follow the parse (Host, framing): the same head again is a clone of it, with no
+     * check repeated and no field written. Never handed out itself, so nothing caches a
+     * derived value (path, query, cookies) on it.
+     */
+    private ?Request $lastBodiless = null;
+
+    /** Its head and the blank line: the bytes of that request ('' while there is none). */
+    private string $lastBodilessBytes = '';
+
     /** What each request without a pending body is a copy of (Request::withParsedHead()). */
     private readonly Request $blank;
 
@@ -119,6 +131,13 @@ final class RequestParser
         }
         if ($this->offset === \strlen($this->buffer)) {
             return null; // nothing new: what readHead() and readBody() would say, a call less
+        }
+        if ($this->offset === 0 && $this->buffer === $this->lastBodilessBytes && $this->lastBodiless !== null && $this->state === self::HEAD) {
+            // The last bodiless request again, alone in the buffer (a keep-alive client
+            // waits for each response): what readHead() would return, without its call.
+            $this->offset = \strlen($this->buffer);
+
+            return clone $this->lastBodiless;
         }
         try {
             return $this->state === self::HEAD ? $this->readHead() : $this->readBody();
@@ -212,6 +231,9 @@ final class RequestParser
             }
             $head = \substr($buffer, $offset, $headLength);
             if ($head === $this->lastHead) {
+                if ($this->lastBodiless !== null) {
+                    return clone $this->lastBodiless;
+                }
                 $method = $this->method;
                 $target = $this->target;
                 $version = $this->version;
@@ -246,6 +268,8 @@ final class RequestParser
                 }
                 $headers = FieldLines::parse($lines, 1);
                 $this->lastHead = $head;
+                $this->lastBodiless = null;
+                $this->lastBodilessBytes = '';
                 $this->method = $method;
                 $this->target = $target;
                 $this->version = $version;
@@ -278,7 +302,10 @@ final class RequestParser
             }
         }
         if ($this->state === self::HEAD) {
-            return $this->blank->withParsedHead($method, $target, $version, $headers, '');
+            $this->lastBodiless = $this->blank->withParsedHead($method, $target, $version, $headers, '');
+            $this->lastBodilessBytes = $head . "\r\n\r\n";
+
+            return clone $this->lastBodiless;
         }
         $this->expectContinue = $version === '1.1' && isset($headers['expect'])
             && \strtolower(\implode(',', $headers['expect'])) === '100-continue';

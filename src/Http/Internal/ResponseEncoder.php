@@ -39,6 +39,16 @@ final class ResponseEncoder
     /** @var array<int, string> */
     private static array $statusLines = [];
 
+    /**
+     * The header map of the last response encoded and its fields: most responses of an
+     * app share theirs (Response::text()'s is one constant array, and === on the same
+     * array is a pointer comparison), so the fields are joined once, not per response.
+     *
+     * @var array<string, array{string, list<string>}>|null
+     */
+    private ?array $lastHeaders = null;
+    private string $lastFields = '';
+
     /** @param string|null $serverName Server header for responses that set none; none when null */
     public function __construct(private readonly ?string $serverName = null)
     {
@@ -81,13 +91,21 @@ final class ResponseEncoder
         $statusLine = self::$statusLines[$status] ??= 'HTTP/1.1 ' . $status . ' ' . Status::reasonPhrase($status) . "\r\n";
         $server = $this->serverName !== null && !isset($headers['server']) ? "Server: {$this->serverName}\r\n" : '';
         $date = isset($headers['date']) ? '' : "Date: {$dateHeader}\r\n";
-        $fields = '';
-        foreach ($headers as $key => [$name, $values]) {
-            if (isset(self::SKIPPED[$key]) && !($key === 'connection' && $status === 101)) {
-                continue;
+        if ($headers === $this->lastHeaders && $status !== 101) {
+            $fields = $this->lastFields;
+        } else {
+            $fields = '';
+            foreach ($headers as $key => [$name, $values]) {
+                if (isset(self::SKIPPED[$key]) && !($key === 'connection' && $status === 101)) {
+                    continue;
+                }
+                foreach ($values as $value) {
+                    $fields .= "{$name}: {$value}\r\n";
+                }
             }
-            foreach ($values as $value) {
-                $fields .= "{$name}: {$value}\r\n";
+            if ($status !== 101) {
+                $this->lastHeaders = $headers;
+                $this->lastFields = $fields;
             }
         }
         foreach ($response->getCookieMap() as $cookie) {

@@ -49,6 +49,17 @@ final class RequestParserRepeatedHeadTest extends TestCase
         }
     }
 
+    public function testTheBytesOfTheLastRequestAreABodyWhileABodyIsRead(): void
+    {
+        // The third read is byte for byte the first request, alone in the buffer, but it
+        // is the body the second one announced: it must not be taken for a request.
+        $post = "POST /echo HTTP/1.1\r\nHost: example.org\r\nContent-Length: " . \strlen(self::HEAD) . "\r\n\r\n";
+        $requests = ParserHarness::feedPieces([self::HEAD, $post, self::HEAD, self::HEAD]);
+        self::assertSame(['GET', 'POST', 'GET'], \array_map(static fn ($r): string => $r->getMethod(), $requests));
+        self::assertSame(self::HEAD, (string) $requests[1]->getBody());
+        self::assertSame('', (string) $requests[2]->getBody());
+    }
+
     public function testAHeadThatDiffersByOneByteIsParsedAnew(): void
     {
         $other = \str_replace('page=2', 'page=3', self::HEAD);
