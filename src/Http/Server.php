@@ -152,7 +152,7 @@ final class Server implements ConnectionHost
         $this->stopping = true;
         $this->listener?->close();
         foreach ($this->connections as $connection) {
-            $connection->closeWhenIdleFor(self::STOP_GRACE);
+            $connection->stop(self::STOP_GRACE);
         }
     }
 

@@ -59,6 +59,12 @@ final class Http1Connection
     private ?UpgradeContext $upgrade = null;
     /** The client may still be sending: close by lingering. */
     private bool $linger = false;
+    /**
+     * The server is stopping: responses say Connection: close, no lingering, an idle
+     * connection closes after a grace. Read from the host once, then set by stop(): a field
+     * read where asking the host would be two calls per request.
+     */
+    private bool $stopping;
     private readonly int $maxRequests;
     private readonly float $writeTimeout;
     private readonly bool $gzip;
@@ -82,6 +88,7 @@ final class Http1Connection
         $this->gzip = $config->gzip;
         $this->idleSince = \hrtime(true) * 1e-9;
         $this->deadline = $this->idleSince + $config->headerTimeout;
+        $this->stopping = $host->isStopping();
     }
 
     public function run(): void
@@ -140,13 +147,15 @@ final class Http1Connection
     }
 
     /**
-     * Graceful stop: a connection waiting for its next request gets $grace seconds, so a
-     * request already on its way is still answered (with Connection: close) instead of
-     * racing an abrupt close; the sweeper closes it after that. A lingering one closes now.
-     * An upgraded one's handler is told (UpgradeContext::onStop()); busy ones are left alone.
+     * Graceful stop (the server calls it on each connection): a connection waiting for its
+     * next request gets $grace seconds, so a request already on its way is still answered
+     * (with Connection: close) instead of racing an abrupt close; the sweeper closes it
+     * after that. A lingering one closes now. An upgraded one's handler is told
+     * (UpgradeContext::onStop()); a busy one finishes its response, then gets the grace.
      */
-    public function closeWhenIdleFor(float $grace): void
+    public function stop(float $grace): void
     {
+        $this->stopping = true;
         if ($this->phase === self::IDLE) {
             $this->deadline = \min($this->deadline, \hrtime(true) * 1e-9 + $grace);
         } elseif ($this->phase === self::LINGERING) {
@@ -198,8 +207,8 @@ final class Http1Connection
                     $this->idleSince = \hrtime(true) * 1e-9;
                     $this->deadline = $this->idleSince + ($this->served > 0 ? $config->idleTimeout : $config->headerTimeout);
                 }
-                if ($this->host->isStopping()) {
-                    $this->closeWhenIdleFor(Server::STOP_GRACE);
+                if ($this->stopping) {
+                    $this->stop(Server::STOP_GRACE);
                 }
             } elseif ($this->phase === self::IDLE || $this->phase === self::BUSY) {
                 $this->phase = self::HEAD;
@@ -244,7 +253,7 @@ final class Http1Connection
         }
         $protocol = $request->getProtocolVersion();
         $isHead = $request->getMethod() === 'HEAD';
-        $keepAlive = !$this->host->isStopping()
+        $keepAlive = !$this->stopping
             && $this->served < $this->maxRequests
             && $request->isKeepAlive();
         if ($this->gzip) {
@@ -302,7 +311,7 @@ final class Http1Connection
         $this->phase = self::UPGRADED;
         $this->deadline = \INF;
         $this->upgrade = new UpgradeContext();
-        if ($this->host->isStopping()) {
+        if ($this->stopping) {
             $this->upgrade->stop();
         }
         try {
@@ -323,7 +332,7 @@ final class Http1Connection
      */
     private function lingerBeforeClose(): void
     {
-        if ($this->host->isStopping()) {
+        if ($this->stopping) {
             return;
         }
         $config = $this->config;
