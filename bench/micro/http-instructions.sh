@@ -17,7 +17,9 @@
 # it to compare changes to the request path; use http-cpu.sh or bench/hello for speed.
 # With 50 connections the figure moves by a few hundred from run to run (how many
 # connections each loop wait finds ready depends on timing); CONNECTIONS=1 is the same to
-# within ~10 on every run and counts the loop's whole cost per wait: the one to A/B with.
+# within ~10 on nearly every run and counts the loop's whole cost per wait: the one to A/B
+# with. Now and then a run comes out 5-6k high (seen on both settings, cause not found; not
+# a GC run): run each checkout twice and take the lower figure.
 # Needs valgrind, curl and php. About a minute per checkout.
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"
