@@ -12,12 +12,11 @@ use Petrel\Http\Request;
 use Petrel\Http\Response;
 use Petrel\Http\Server;
 use Petrel\Tests\Support\AsyncTestCase;
+use Petrel\Tests\Support\InProcessServer;
 use Petrel\Tests\Support\RawHttp;
 
 use function Petrel\defer;
-use function Petrel\go;
 use function Petrel\sleep;
-use function Petrel\Socket\listen;
 
 /**
  * Each request runs in a coroutine of its own, also on a keep-alive connection: its
@@ -32,15 +31,7 @@ final class RequestCoroutineTest extends AsyncTestCase
     private function serve(\Closure $handler, \Closure $test, float $drainTimeout = 5.0): void
     {
         $this->async(static function () use ($handler, $test, $drainTimeout): void {
-            $listener = listen('127.0.0.1:0');
-            $server = new Server(new ClosureHandler($handler));
-            $serving = go($server->serve(...), $listener, $drainTimeout);
-            try {
-                $test($listener->getAddress(), $server);
-            } finally {
-                $server->stop();
-                $serving->join();
-            }
+            InProcessServer::around(new Server(new ClosureHandler($handler)), $test, $drainTimeout);
         });
     }
 

@@ -10,6 +10,7 @@ use Petrel\Http\RequestHandler;
 use Petrel\Http\Response;
 use Petrel\Http\Server;
 use Petrel\Tests\Support\AsyncTestCase;
+use Petrel\Tests\Support\InProcessServer;
 use Petrel\Tests\Support\RawHttp;
 use Petrel\Web\App;
 use Petrel\Web\Container\Container;
@@ -18,7 +19,6 @@ use PHPUnit\Framework\Attributes\CoversClass;
 
 use function Petrel\go;
 use function Petrel\sleep;
-use function Petrel\Socket\listen;
 
 /** The App served by the real HTTP server, in-process on 127.0.0.1:0. */
 #[CoversClass(App::class)]
@@ -28,15 +28,7 @@ final class AppServerTest extends AsyncTestCase
     private function serve(App $app, \Closure $test): void
     {
         $this->async(static function () use ($app, $test): void {
-            $listener = listen('127.0.0.1:0');
-            $server = new Server($app);
-            $serving = go($server->serve(...), $listener, 5.0);
-            try {
-                $test($listener->getAddress());
-            } finally {
-                $server->stop();
-                $serving->join();
-            }
+            InProcessServer::around(new Server($app), $test);
         });
     }
 

@@ -10,6 +10,7 @@ use Petrel\Http\RequestHandler;
 use Petrel\Http\Response;
 use Petrel\Http\Server;
 use Petrel\Tests\Support\AsyncTestCase;
+use Petrel\Tests\Support\InProcessServer;
 use Petrel\Tests\Support\RawHttp;
 use Petrel\Web\App;
 use Petrel\Web\Container\Container;
@@ -19,9 +20,7 @@ use Petrel\WebSocket\WebSocket;
 use Petrel\WebSocket\WebSocketClient;
 use PHPUnit\Framework\Attributes\CoversClass;
 
-use function Petrel\go;
 use function Petrel\Socket\connect;
-use function Petrel\Socket\listen;
 
 /** App::websocket() routes, served by the real HTTP server in-process on 127.0.0.1:0. */
 #[CoversClass(App::class)]
@@ -129,15 +128,7 @@ final class AppWebSocketTest extends AsyncTestCase
     private function serve(App $app, \Closure $test): void
     {
         $this->async(static function () use ($app, $test): void {
-            $listener = listen('127.0.0.1:0');
-            $server = new Server($app);
-            $serving = go($server->serve(...), $listener, 5.0);
-            try {
-                $test($listener->getAddress());
-            } finally {
-                $server->stop();
-                $serving->join();
-            }
+            InProcessServer::around(new Server($app), $test);
         });
     }
 
