@@ -292,18 +292,12 @@ final class Scheduler
         if ($coroutine->fiber === null) {
             $this->driver->stop();
         } elseif (Fiber::getCurrent() === null) {
-            // What switchTo() does, without the call: the loop wakes a socket's reader
-            // this way once per request.
-            $previous = $this->current;
-            $this->current = $coroutine;
             try {
-                $coroutine->fiber->resume();
+                $this->switchTo($coroutine);
             } catch (\FiberError) {
                 // PHP forbids switching fibers inside a destructor (a socket closed by its
                 // destructor wakes its waiter): let the loop resume it instead.
                 $this->enqueue($coroutine);
-            } finally {
-                $this->current = $previous;
             }
         } else {
             $this->enqueue($coroutine);
