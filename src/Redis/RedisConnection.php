@@ -303,7 +303,7 @@ final class RedisConnection
     /** Marks the connection as used by the running coroutine, or says why it cannot be. */
     private function enter(): void
     {
-        if ($this->subscription !== null || (!$this->use->busy() && !$this->stream->isOpen())) {
+        if ($this->subscription !== null || (!$this->stream->isOpen() && !$this->use->busy())) {
             throw $this->refusal();
         }
         $this->use->enter(); // a call in flight in another coroutine: "already in use"

@@ -25,13 +25,27 @@ final class RespEncoder
     }
 
     /**
+     * The loop is here rather than behind a helper: every command of every call runs it.
+     *
      * @param array<string|int|float|\Stringable> $command name and arguments, e.g. ['SET', 'key', 'value']
+     * @param int|string|null $pipelineIndex the command's place in encodeMany(), named in errors
      * @throws \ValueError when the command is empty
      * @throws \TypeError  when an argument has an unsupported type
      */
-    public static function encode(array $command): string
+    public static function encode(array $command, int|string|null $pipelineIndex = null): string
     {
-        return self::encodeOne($command, null);
+        if ($command === []) {
+            throw new \ValueError(self::where($pipelineIndex) . 'a Redis command needs at least a name, [] given');
+        }
+        $out = '*' . count($command) . "\r\n";
+        foreach ($command as $position => $arg) {
+            if (!is_string($arg)) {
+                $arg = self::text($arg, $position, $command, $pipelineIndex);
+            }
+            $out .= '$' . strlen($arg) . "\r\n" . $arg . "\r\n";
+        }
+
+        return $out;
     }
 
     /**
@@ -45,24 +59,7 @@ final class RespEncoder
     {
         $out = '';
         foreach ($commands as $index => $command) {
-            $out .= self::encodeOne($command, $index);
-        }
-
-        return $out;
-    }
-
-    /** @param array<mixed> $command */
-    private static function encodeOne(array $command, int|string|null $pipelineIndex): string
-    {
-        if ($command === []) {
-            throw new \ValueError(self::where($pipelineIndex) . 'a Redis command needs at least a name, [] given');
-        }
-        $out = '*' . count($command) . "\r\n";
-        foreach ($command as $position => $arg) {
-            if (!is_string($arg)) {
-                $arg = self::text($arg, $position, $command, $pipelineIndex);
-            }
-            $out .= '$' . strlen($arg) . "\r\n" . $arg . "\r\n";
+            $out .= self::encode($command, $index);
         }
 
         return $out;

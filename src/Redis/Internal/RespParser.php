@@ -153,8 +153,8 @@ final class RespParser
         if ($this->failure !== null) {
             throw $this->failure;
         }
-        if ($this->needLength > 0) {
-            return false;
+        if ($this->needLength > 0 || $this->offset === strlen($this->buffer)) {
+            return false; // nothing new to parse: what a request asks before its first read
         }
         try {
             return $this->parse();

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Petrel\Tests\Integration\Socket;
 
 use Petrel\Coroutine\CancelledException;
+use Petrel\Coroutine\Scheduler;
 use Petrel\Coroutine\TimeoutException;
 use Petrel\Socket\ClosedException;
 use Petrel\Socket\ConnectException;
@@ -333,6 +334,37 @@ final class SocketTest extends AsyncTestCase
             $b->close();
             self::assertNull($a->read(), 'EOF instead of a reply');
             $a->close();
+        });
+    }
+
+    public function testAClientReadWatcherStaysEnabledButUnreferencedBetweenReplies(): void
+    {
+        $this->async(function (): void {
+            [$a, $b] = self::pair();
+            $driver = Scheduler::get()->driver;
+            $readable = static fn (): array => \array_values(\array_filter($driver->watchers(), static fn (array $w): bool => $w['type'] === 'readable'));
+            $answer = go(static function () use ($b): void {
+                self::assertSame('ping', $b->readExactly(4));
+                $b->write('pong');
+            });
+            $a->write('ping');
+            $a->expectReply();
+            self::assertSame('pong', $a->read());
+            $answer->join();
+            $watchers = $readable();
+            self::assertCount(2, $watchers);
+            foreach ($watchers as $watcher) {
+                // Enabled: no enable()/disable() per round trip. Unreferenced: an idle
+                // connection (a pooled one) does not keep the loop running.
+                self::assertSame(['enabled' => true, 'referenced' => false], \array_intersect_key($watcher, ['enabled' => 0, 'referenced' => 0]));
+            }
+
+            $b->write('unasked');
+            sleep(0.01); // bytes nobody reads: the watcher's first call disables it, no spinning
+            self::assertSame([true, false], \array_column($readable(), 'enabled'), "b's (made first) waits on; a's is off");
+            self::assertSame('unasked', $a->read(), 'and the next read still gets them');
+            $a->close();
+            $b->close();
         });
     }
 

@@ -57,6 +57,7 @@ final class Handshake
         } finally {
             $driver->cancel($timer);
         }
+        $socket->settle();
 
         return [$handle, $socket];
     }

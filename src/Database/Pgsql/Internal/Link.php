@@ -104,6 +104,7 @@ final class Link
         }
         $this->failure ??= 'it was closed';
         $this->handle = null;
+        $this->socket?->release();
         $this->socket = null;
         \pg_close($handle);
     }
@@ -123,6 +124,7 @@ final class Link
         $this->handle = null;
         $this->socket = null;
         $socket->interrupt(new ConnectionException("PostgreSQL connection to {$this->where} closed: {$reason}"));
+        $socket->release();
         if (\pg_connection_status($handle) === \PGSQL_CONNECTION_OK) {
             // After the shutdown libpq reads EOF and marks the connection bad, so pg_close()
             // stops draining at once (in COPY state it would loop forever).

@@ -11,19 +11,34 @@ use Throwable;
 /**
  * The socket of a libpq connection as the event loop sees it (pg_socket()'s stream, whose
  * descriptor ext-pgsql looks up on each use, so it follows libpq through reconnects during
- * the handshake), and the callback-to-fiber bridge on it: wait() registers a watcher,
- * suspends, and cancels the watcher in finally.
+ * the handshake), and the callback-to-fiber bridge on it: wait() enables a watcher,
+ * suspends, and disables it in finally.
+ *
+ * During the handshake each wait has a watcher of its own (the descriptor may change).
+ * Once settle() says the connection is up, reads use one watcher for the connection's
+ * life: a watcher made per wait would cost the loop a descriptor passed and closed and two
+ * epoll_ctl() per query. release() cancels it before the stream is closed.
  *
  * @internal
  */
 final class PgSocket
 {
     private ?Suspension $suspension = null;
+    /** The watcher of the wait in progress. */
     private ?int $watcher = null;
+    /** The readable watcher kept between waits once settled; null before, and after release(). */
+    private ?int $readWatcher = null;
+    private bool $settled = false;
 
     /** @param resource $stream */
     public function __construct(private readonly mixed $stream)
     {
+    }
+
+    /** The handshake is done: the descriptor stays the same from now on. */
+    public function settle(): void
+    {
+        $this->settled = true;
     }
 
     /** Suspends the calling coroutine until the socket is readable (or writable). */
@@ -32,17 +47,27 @@ final class PgSocket
         $scheduler = Scheduler::get();
         $driver = $scheduler->driver;
         $suspension = $scheduler->suspension();
-        $resume = static function () use ($suspension): void {
-            $suspension->resume();
-        };
-        $id = $writable ? $driver->onWritable($this->stream, $resume) : $driver->onReadable($this->stream, $resume);
+        if (!$writable && $this->settled) {
+            if ($this->readWatcher === null) {
+                $this->readWatcher = $driver->onReadable($this->stream, function (): void {
+                    $this->suspension?->resume();
+                });
+            } else {
+                $driver->enable($this->readWatcher);
+            }
+            $id = $this->readWatcher;
+        } else {
+            $resume = static function () use ($suspension): void {
+                $suspension->resume();
+            };
+            $id = $writable ? $driver->onWritable($this->stream, $resume) : $driver->onReadable($this->stream, $resume);
+        }
         $this->watcher = $id;
         $this->suspension = $suspension;
         try {
             $suspension->suspend();
         } finally {
-            $driver->cancel($id);
-            $this->watcher = null;
+            $this->stopWatching($id);
             $this->suspension = null;
         }
     }
@@ -56,8 +81,7 @@ final class PgSocket
     public function interrupt(Throwable $error): void
     {
         if ($this->watcher !== null) {
-            Scheduler::get()->driver->cancel($this->watcher);
-            $this->watcher = null;
+            $this->stopWatching($this->watcher);
         }
         $suspension = $this->suspension;
         $this->suspension = null;
@@ -68,12 +92,20 @@ final class PgSocket
     public function wake(): void
     {
         if ($this->watcher !== null) {
-            Scheduler::get()->driver->cancel($this->watcher);
-            $this->watcher = null;
+            $this->stopWatching($this->watcher);
         }
         $suspension = $this->suspension;
         $this->suspension = null;
         $suspension?->resume();
+    }
+
+    /** Cancels the kept watcher: before pg_close() closes the stream (Driver requires it). */
+    public function release(): void
+    {
+        if ($this->readWatcher !== null) {
+            Scheduler::get()->driver->cancel($this->readWatcher);
+            $this->readWatcher = null;
+        }
     }
 
     /** Switches libpq's nonblocking mode on (ext-pgsql passes this flag straight to PQsetnonblocking()). */
@@ -95,6 +127,20 @@ final class PgSocket
         $socket = @\socket_import_stream($this->stream);
         if ($socket instanceof \Socket) {
             @\socket_shutdown($socket, 2);
+        }
+    }
+
+    /** The kept watcher is disabled (a no-op once cancelled); one made for a wait is cancelled. */
+    private function stopWatching(int $id): void
+    {
+        $driver = Scheduler::get()->driver;
+        if ($id === $this->readWatcher) {
+            $driver->disable($id);
+        } else {
+            $driver->cancel($id);
+        }
+        if ($this->watcher === $id) {
+            $this->watcher = null;
         }
     }
 }

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Petrel\Tests\Integration\Database\Pgsql;
 
+use Petrel\Coroutine\Scheduler;
 use Petrel\Coroutine\TimeoutException;
 use Petrel\Database\ConnectionException;
 use Petrel\Database\DatabaseConfig;
@@ -35,6 +36,23 @@ final class ConnectTest extends PgsqlTestCase
             $this->expectException(ConnectionException::class);
             $this->expectExceptionMessage('is unusable: it was closed');
             $db->query('SELECT 1');
+        });
+    }
+
+    public function testQueriesReuseOneReadWatcherWhichCloseCancels(): void
+    {
+        $this->async(function (): void {
+            $driver = Scheduler::get()->driver;
+            $readable = static fn (): array => \array_filter($driver->watchers(), static fn (array $w): bool => $w['type'] === 'readable');
+            $db = $this->connect();
+            $db->query('SELECT 1');
+            $after = $readable();
+            self::assertCount(1, $after, 'one watcher kept for the connection, not one made and cancelled per wait');
+            self::assertFalse(\reset($after)['enabled'], 'disabled while nobody waits');
+            $db->query('SELECT 2');
+            self::assertSame(\array_keys($after), \array_keys($readable()), 'the same watcher again');
+            $db->close();
+            self::assertSame([], $readable(), 'closing cancels it');
         });
     }
 
