@@ -30,10 +30,11 @@ final class Coroutine
      */
     public array $defers = [];
     /**
-     * @internal
+     * @internal It has a default value so that the constructor's write takes the engine's
+     *     fast path.
      * @var array<string, mixed>
      */
-    public array $context;
+    public array $context = [];
     /** @internal Sticky cancellation reason: every suspension after cancel() throws it. */
     public ?CancelledException $cancelled = null;
     /**
@@ -55,17 +56,15 @@ final class Coroutine
     private array $joiners = [];
 
     /**
-     * @internal created by Scheduler::spawn() and callAsChild() (one per HTTP request):
-     *     $scheduler is not readonly because a readonly property is initialised through
-     *     the engine's slow path
-     * @param array<mixed> $args
+     * @internal created by Scheduler::spawn() and callAsChild() (one per HTTP request), so
+     *     it takes only what every coroutine has: each typed parameter costs ~200
+     *     instructions, and the function to run is execute()'s. $scheduler is not readonly
+     *     because a readonly property is initialised through the engine's slow path.
      * @param array<string, mixed> $context
      */
     public function __construct(
         public readonly int $id,
         private Scheduler $scheduler,
-        private ?Closure $function,
-        private array $args,
         array $context,
     ) {
         $this->context = $context;
@@ -126,20 +125,19 @@ final class Coroutine
     }
 
     /**
-     * @internal Runs the function, then the deferred callbacks (last in, first out), then
+     * @internal Runs $function, then the deferred callbacks (last in, first out), then
      * wakes the joiners. Never throws: returns the result, null if there is none (an
      * exception, kept for join()).
+     *
+     * @param array<mixed> $args
      */
-    public function execute(): mixed
+    public function execute(Closure $function, array $args): mixed
     {
         try {
-            \assert($this->function !== null);
-            $this->result = ($this->function)(...$this->args);
+            $this->result = $function(...$args);
         } catch (Throwable $error) {
             $this->error = $error;
         }
-        $this->function = null;
-        $this->args = [];
         while ($this->defers !== [] && ($defer = \array_pop($this->defers)) !== null) {
             try {
                 $defer();

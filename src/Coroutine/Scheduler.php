@@ -35,7 +35,10 @@ final class Scheduler
 {
     private static ?self $instance = null;
 
-    /** @var array<int, Coroutine> unfinished coroutines by id */
+    /**
+     * @var array<int, Coroutine> unfinished coroutines by id, but for callAsChild()'s
+     *     children (one per HTTP request): coroutines() reaches them through their parents
+     */
     private array $alive = [];
     /** @var list<Fiber<mixed, mixed, mixed, mixed>> */
     private array $idle = [];
@@ -55,7 +58,7 @@ final class Scheduler
         private readonly int $maxIdleFibers = 4096,
         private readonly bool $debug = false,
     ) {
-        $this->main = new Coroutine(0, $this, null, [], []);
+        $this->main = new Coroutine(0, $this, []);
         $this->errorHandler = static function (Throwable $error, string $where): void {
             \fwrite(\STDERR, "Petrel: uncaught exception in {$where}: {$error}\n");
         };
@@ -98,7 +101,7 @@ final class Scheduler
     public function spawn(Closure $function, array $args = []): Coroutine
     {
         $parent = $this->current ?? $this->main;
-        $coroutine = new Coroutine(++$this->lastId, $this, $function, $args, $parent->context);
+        $coroutine = new Coroutine(++$this->lastId, $this, $parent->context);
         if ($this->debug) {
             $coroutine->origin = SuspendedReport::callerOf(\debug_backtrace(\DEBUG_BACKTRACE_IGNORE_ARGS, 8));
         }
@@ -109,10 +112,10 @@ final class Scheduler
         try {
             if ($fiber === null) {
                 $coroutine->fiber = new Fiber($this->fiberMain);
-                $coroutine->fiber->start($coroutine);
+                $coroutine->fiber->start([$coroutine, $function, $args]);
             } else {
                 $coroutine->fiber = $fiber;
-                $fiber->resume($coroutine);
+                $fiber->resume([$coroutine, $function, $args]);
             }
         } finally {
             $this->current = $previous;
@@ -135,25 +138,23 @@ final class Scheduler
      */
     public function callAsChild(Closure $function, array $args = []): mixed
     {
-        $parent = $this->current ?? $this->main;
-        $child = new Coroutine(++$this->lastId, $this, $function, $args, $parent->context);
+        $previous = $this->current;
+        $parent = $previous ?? $this->main;
+        $child = new Coroutine(++$this->lastId, $this, $parent->context);
         if ($this->debug) {
             $child->origin = SuspendedReport::callerOf(\debug_backtrace(\DEBUG_BACKTRACE_IGNORE_ARGS, 8));
         }
         $child->fiber = $parent->fiber;
-        $this->alive[$child->id] = $child;
-        $parent->child = $child;
-        $previous = $this->current;
+        $parent->child = $child; // not in $alive: coroutines() finds it through its parent
         $this->current = $child;
         try {
-            $result = $child->execute();
+            $result = $child->execute($function, $args);
         } finally {
             // The child may have suspended and been resumed from the loop: whoever resumed
             // it restores its own view of the current coroutine; this frame restores ours.
             $this->current = $previous;
             $parent->child = null;
             $child->fiber = null;
-            unset($this->alive[$child->id]);
         }
         if ($parent->cancelled !== null || $parent->expired !== []) {
             throw $parent->cancelled ?? \reset($parent->expired);
@@ -196,7 +197,9 @@ final class Scheduler
             return new Suspension($this, $coroutine);
         }
         $previous->state = Suspension::PENDING;
-        $previous->value = $previous->error = null;
+        if ($previous->value !== null || $previous->error !== null) {
+            $previous->value = $previous->error = null;
+        }
 
         return $previous;
     }
@@ -283,8 +286,10 @@ final class Scheduler
             return false;
         }
         $suspension->state = Suspension::RESUMED;
-        $suspension->value = $value;
-        $suspension->error = $error;
+        if ($value !== null || $error !== null) { // both are null until the first wake
+            $suspension->value = $value;
+            $suspension->error = $error;
+        }
         if ($state === Suspension::PENDING) {
             return true;
         }
@@ -334,19 +339,27 @@ final class Scheduler
     /** @return array<int, Coroutine> unfinished coroutines by id */
     public function coroutines(): array
     {
-        return $this->alive;
+        $all = $this->alive;
+        foreach ([$this->main, ...$this->alive] as $coroutine) {
+            for ($child = $coroutine->child; $child !== null; $child = $child->child) {
+                $all[$child->id] = $child;
+            }
+        }
+        \ksort($all);
+
+        return $all;
     }
 
     /** @return array{alive: int, idleFibers: int, ready: int} */
     public function stats(): array
     {
-        return ['alive' => \count($this->alive), 'idleFibers' => \count($this->idle), 'ready' => \count($this->ready)];
+        return ['alive' => \count($this->coroutines()), 'idleFibers' => \count($this->idle), 'ready' => \count($this->ready)];
     }
 
     /** A readable list of unfinished coroutines and where each one waits. */
     public function describe(): string
     {
-        return SuspendedReport::describe($this->main, $this->alive, $this->driver);
+        return SuspendedReport::describe($this->main, $this->coroutines(), $this->driver);
     }
 
     private function runLoopFor(Suspension $suspension): void
@@ -391,22 +404,29 @@ final class Scheduler
         }
     }
 
-    /** The body of every pooled fiber: run a coroutine, park, run the next one. */
-    private function runFiber(Coroutine $coroutine): void
+    /**
+     * The body of every pooled fiber: run a coroutine, park, run the next one. Started and
+     * resumed by spawn() with [coroutine, function, arguments].
+     *
+     * @param array{Coroutine, Closure, array<mixed>} $start
+     */
+    private function runFiber(array $start): void
     {
         while (true) {
-            $coroutine->execute();
+            [$coroutine, $function, $args] = $start;
+            $start = [];
+            $coroutine->execute($function, $args);
             unset($this->alive[$coroutine->id]);
             $fiber = $coroutine->fiber;
             $coroutine->fiber = null;
-            $coroutine = null;
+            $coroutine = $function = $args = null;
             if (\count($this->idle) >= $this->maxIdleFibers || $fiber === null) {
                 return;
             }
             $this->idle[] = $fiber;
             $fiber = null;
-            $coroutine = Fiber::suspend();
-            \assert($coroutine instanceof Coroutine);
+            $start = Fiber::suspend();
+            \assert(\is_array($start));
         }
     }
 }

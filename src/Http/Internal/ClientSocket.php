@@ -105,6 +105,7 @@ final class ClientSocket implements ConnectionSocket
         $this->readiness->polled = true;
     }
 
+    /** How many times a read had to wait for data (a counter that only grows). */
     public function readWaits(): int
     {
         return $this->readiness->readWaits;

@@ -24,9 +24,6 @@ interface ConnectionSocket extends Socket
      */
     public function awaitReadable(): void;
 
-    /** How many times a read had to wait for data (a counter that only grows). */
-    public function readWaits(): int;
-
     /**
      * Whether the peer has closed or reset the connection. Never waits, never consumes
      * bytes; a peer that sent nothing more has not closed.

@@ -54,6 +54,12 @@ final class Http1Connection
     public ?Coroutine $coroutine = null;
     private int $phase = self::IDLE;
     private int $served = 0;
+    /**
+     * readRequest() waited for the client since run() last looked (the loop ran): set on
+     * the keep-alive path (awaitReadable()); a wait inside read() is not seen, which can
+     * only make the fairness yield come sooner.
+     */
+    private bool $awaited = false;
     private bool $aborted = false;
     /** Set once the connection is upgraded: how its handler hears of a stop. */
     private ?UpgradeContext $upgrade = null;
@@ -94,7 +100,6 @@ final class Http1Connection
     public function run(): void
     {
         $parser = new RequestParser($this->config->limits, $this->socket->getRemoteAddress());
-        $waits = $this->socket->readWaits();
         $streak = 0;
         try {
             while (($request = $this->readRequest($parser)) !== null) {
@@ -107,8 +112,8 @@ final class Http1Connection
                 // would never poll and the worker's other connections would starve (p99 of
                 // 200+ ms, seen in petrel bench). After a streak served without waiting,
                 // let the loop run once.
-                if (($waited = $this->socket->readWaits()) !== $waits) {
-                    $waits = $waited;
+                if ($this->awaited) {
+                    $this->awaited = false;
                     $streak = 0;
                 } elseif (++$streak >= self::FAIRNESS_STREAK) {
                     sleep(0);
@@ -228,6 +233,7 @@ final class Http1Connection
                 // has not read our response): wait for the loop to say so instead of a
                 // read that would come back empty. One syscall less per request.
                 $this->socket->awaitReadable();
+                $this->awaited = true;
             }
             $data = $this->socket->read();
             if ($data === null) {
@@ -284,9 +290,8 @@ final class Http1Connection
             }
         }
         $this->accessLog?->log($request, $response);
-        $this->phase = self::BUSY; // until readRequest() finds no partial request
 
-        return $keepAlive;
+        return $keepAlive; // the phase stays BUSY (readRequest() set it) until no partial request is left
     }
 
     /**

@@ -27,7 +27,6 @@ final class MemorySocket implements ConnectionSocket
     private bool $closed = false;
     private string $written = '';
     private string $lineBuffer = '';
-    private int $readWaits = 0;
     private int $bytesRead = 0;
     private ?Suspension $reader = null;
 
@@ -184,11 +183,6 @@ final class MemorySocket implements ConnectionSocket
         }
     }
 
-    public function readWaits(): int
-    {
-        return $this->readWaits;
-    }
-
     public function peerClosed(): bool
     {
         return $this->closed || ($this->peerEnded && $this->chunks === []);
@@ -199,7 +193,6 @@ final class MemorySocket implements ConnectionSocket
         if ($this->reader !== null) {
             throw new SocketError('Another coroutine is already reading from this socket');
         }
-        ++$this->readWaits;
         $this->reader = Scheduler::get()->suspension();
         try {
             $this->reader->suspend();

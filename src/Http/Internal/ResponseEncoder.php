@@ -48,6 +48,14 @@ final class ResponseEncoder
      */
     private ?array $lastHeaders = null;
     private string $lastFields = '';
+    /**
+     * The Date and Content-Length lines of the last response, reused while the date (it
+     * changes once a second) and the length stay the same: a string built less each.
+     */
+    private string $lastDate = '';
+    private string $dateLine = '';
+    private int $lastLength = -1;
+    private string $lengthLine = '';
 
     /** @param string|null $serverName Server header for responses that set none; none when null */
     public function __construct(private readonly ?string $serverName = null)
@@ -90,7 +98,11 @@ final class ResponseEncoder
         $body = $response->getBody();
         $statusLine = self::$statusLines[$status] ??= 'HTTP/1.1 ' . $status . ' ' . Status::reasonPhrase($status) . "\r\n";
         $server = $this->serverName !== null && !isset($headers['server']) ? "Server: {$this->serverName}\r\n" : '';
-        $date = isset($headers['date']) ? '' : "Date: {$dateHeader}\r\n";
+        if ($dateHeader !== $this->lastDate) {
+            $this->lastDate = $dateHeader;
+            $this->dateLine = "Date: {$dateHeader}\r\n";
+        }
+        $date = isset($headers['date']) ? '' : $this->dateLine;
         if ($headers === $this->lastHeaders && $status !== 101) {
             $fields = $this->lastFields;
         } else {
@@ -118,8 +130,14 @@ final class ResponseEncoder
             if ($headRequest && $body === '' && isset($headers['content-length'])) {
                 $length = $headers['content-length'][1][0];
             }
-            if ($length !== null) {
+            if ($length === $this->lastLength) {
+                $framing = $this->lengthLine;
+            } elseif ($length !== null) {
                 $framing = "Content-Length: {$length}\r\n";
+                if (\is_int($length)) {
+                    $this->lastLength = $length;
+                    $this->lengthLine = $framing;
+                }
             } elseif (!$headRequest && $protocolVersion === '1.1') {
                 $framing = "Transfer-Encoding: chunked\r\n";
             }

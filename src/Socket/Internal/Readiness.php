@@ -48,8 +48,8 @@ final class Readiness
     /** cancel() was called: the socket is closed, nothing will wake a wait. */
     public bool $cancelled = false;
     /**
-     * How many times a read had to wait (the HTTP server's fairness check watches it).
-     * Public so that the server reads it without a call; only this class writes it.
+     * How many times a read had to wait (Http\Internal\ClientSocket::readWaits(), for
+     * its tests). Only this class writes it.
      */
     public int $readWaits = 0;
     private readonly Scheduler $scheduler;

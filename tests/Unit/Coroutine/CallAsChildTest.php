@@ -123,6 +123,32 @@ final class CallAsChildTest extends AsyncTestCase
         self::assertNull(Scheduler::get()->current());
     }
 
+    public function testRunningChildrenAreListedWithEveryCoroutineInIdOrder(): void
+    {
+        $this->async(function (): void {
+            $scheduler = Scheduler::get();
+            $caller = $scheduler->current();
+            self::assertNotNull($caller);
+            $seen = $scheduler->callAsChild(static fn (): array => $scheduler->callAsChild(static function () use ($scheduler): array {
+                $other = go(static fn () => sleep(0.001));
+                $ids = \array_keys($scheduler->coroutines());
+                $other->join();
+
+                return [$ids, $scheduler->current()?->id, $scheduler->stats()['alive']];
+            }));
+            [$ids, $grandchild, $alive] = $seen;
+            self::assertContains($caller->id, $ids);
+            self::assertContains($grandchild, $ids, 'a child, and its child: found through their parents');
+            self::assertContains($grandchild - 1, $ids);
+            self::assertSame(\array_values(\array_unique($ids)), $ids);
+            $sorted = $ids;
+            \sort($sorted);
+            self::assertSame($sorted, $ids, 'by id');
+            self::assertSame(\count($ids) - 1, $alive, 'stats() counts them too (the joined coroutine has finished)');
+            self::assertNotContains($grandchild, \array_keys($scheduler->coroutines()), 'gone once finished');
+        });
+    }
+
     public function testTheDeadlockReportShowsTheCallerWaitingForItsChild(): void
     {
         $channel = new \Petrel\Coroutine\Channel();

@@ -172,6 +172,21 @@ final class ResponseEncoderTest extends TestCase
         self::assertMatchesRegularExpression('/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/', DateCache::get());
     }
 
+    public function testTheLinesReusedFromTheLastResponseFollowTheDateAndTheLength(): void
+    {
+        $later = 'Sun, 06 Nov 1994 08:49:38 GMT';
+        $head = fn (Response $response, string $date, bool $isHead = false): string => $this->encoder->encodeHead($response, '1.1', true, $isHead, $date);
+        self::assertStringContainsString("Date: " . self::DATE . "\r\n", $head(Response::text('one'), self::DATE));
+        self::assertStringContainsString("Date: {$later}\r\n", $head(Response::text('one'), $later));
+        self::assertStringContainsString("Content-Length: 3\r\n", $head(Response::text('two'), $later));
+        self::assertStringContainsString("Content-Length: 5\r\n", $head(Response::text('three'), $later));
+        $stated = Response::empty(200)->withHeader('Content-Length', '5');
+        self::assertStringContainsString("Content-Length: 5\r\n", $head($stated, $later, true));
+        self::assertStringContainsString("Content-Length: 0\r\n", $head($stated, $later));
+        $dated = Response::text('x')->withHeader('Date', self::DATE);
+        self::assertSame(1, \substr_count($head($dated, $later), 'Date: '), "the handler's own Date only");
+    }
+
     public function testContinueLine(): void
     {
         self::assertSame("HTTP/1.1 100 Continue\r\n\r\n", ResponseEncoder::CONTINUE);
