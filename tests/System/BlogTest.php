@@ -180,6 +180,7 @@ final class BlogTest extends AsyncTestCase
         self::assertStringContainsString('<title>Petrel blog</title>', $home->body, 'the layout');
         self::assertStringContainsString('<a href="/users">Members</a>', $home->body, 'the included navigation');
         self::assertMatchesRegularExpression('/^[0-9a-f]{16}$/', (string) $home->header('x-request-id'), 'middleware 1: request id');
+        self::assertNotSame($home->header('x-request-id'), RawHttp::get($address, '/')->header('x-request-id'), 'a new id per request');
         self::assertMatchesRegularExpression('/^app;dur=\d+\.\d\d$/', (string) $home->header('server-timing'), 'middleware 2: timing');
         self::assertNull($home->header('set-cookie'), '/ starts no session');
         self::assertSame('trace-me-1234', RawHttp::get($address, '/', ['X-Request-Id' => 'trace-me-1234'])->header('x-request-id'));

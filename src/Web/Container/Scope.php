@@ -58,7 +58,9 @@ final class Scope
     /** @throws ContainerException when the scope is closed */
     public function set(string $id, mixed $value): void
     {
-        $this->assertOpen("\"{$id}\"");
+        if ($this->closed) { // assertOpen(), inlined: the App sets the Request twice per request
+            $this->assertOpen("\"{$id}\"");
+        }
         $this->instances[$id] = $value;
     }
 
@@ -84,6 +86,11 @@ final class Scope
             return;
         }
         $this->closed = true;
+        if ($this->onClose === []) { // most requests register no hook
+            $this->instances = [];
+
+            return;
+        }
         $first = null;
         while (($hook = \array_pop($this->onClose)) !== null) {
             try {

@@ -65,6 +65,8 @@ abstract class Model implements \JsonSerializable
 
     /** @var array<string, array<string, array<string, string>>> find()'s SQL by driver, table and primary key */
     private static array $findSql = [];
+    /** @var array<class-string, array{array<string, string>, array<string, string>}> load()'s casts by class: applied now, deferred */
+    private static array $loadCasts = [];
 
     /** @param array<string, mixed> $attributes mass-assigned (fillable only) */
     final public function __construct(array $attributes = [])
@@ -162,7 +164,12 @@ abstract class Model implements \JsonSerializable
 
     public function __get(string $key): mixed
     {
-        return $this->get($key);
+        // get(), inlined: templates read every attribute they print through here
+        if (isset($this->uncast[$key])) {
+            $this->castLoaded($key);
+        }
+
+        return $this->attributes[$key] ?? null;
     }
 
     public function __set(string $key, mixed $value): void
@@ -333,22 +340,37 @@ abstract class Model implements \JsonSerializable
      */
     private function load(array $row): void
     {
+        [$now, $later] = self::$loadCasts[static::class] ??= self::loadCasts();
         $this->attributes = $row;
         $this->uncast = [];
-        $casts = static::$timestamps ? static::$casts + self::TIMESTAMP_CASTS : static::$casts;
-        foreach ($row as $key => $value) {
-            $cast = $value === null ? null : ($casts[$key] ?? null);
-            if ($cast === null) {
-                continue;
+        foreach ($now as $key => $cast) {
+            if (isset($row[$key])) { // NULL stays NULL whatever the cast
+                $this->attributes[$key] = Cast::fromDatabase($cast, $row[$key], $key);
             }
-            if (Cast::isDeferred($cast)) {
+        }
+        foreach ($later as $key => $cast) {
+            if (isset($row[$key])) {
                 $this->uncast[$key] = $cast;
-            } else {
-                $this->attributes[$key] = Cast::fromDatabase($cast, $value, $key);
             }
         }
         $this->original = $this->attributes;
         $this->persisted = true;
+    }
+
+    /**
+     * The class's casts split for load(): applied at once, and deferred. Casts are
+     * declarations, so this is worked out once per class, not for every row.
+     *
+     * @return array{array<string, string>, array<string, string>}
+     */
+    private static function loadCasts(): array
+    {
+        $split = [[], []];
+        foreach (static::$timestamps ? static::$casts + self::TIMESTAMP_CASTS : static::$casts as $key => $cast) {
+            $split[Cast::isDeferred($cast) ? 1 : 0][$key] = $cast;
+        }
+
+        return $split;
     }
 
     /** Casts a loaded attribute still in its database form, in both the current and the original values. */

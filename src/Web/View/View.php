@@ -7,6 +7,7 @@ namespace Petrel\Web\View;
 use Petrel\Http\Response;
 use Petrel\Web\View\Internal\KeyCachingFilesystemLoader;
 use Petrel\Web\View\Internal\ReloadingFilesystemLoader;
+use Petrel\Web\View\Internal\ShortcutEscaperExtension;
 use Twig\Environment;
 use Twig\TemplateWrapper;
 use Twig\TwigFunction;
@@ -82,6 +83,7 @@ final class View
             'autoescape' => 'html',
             'use_yield' => true,
         ]);
+        $this->twig->addExtension(new ShortcutEscaperExtension($this->twig));
         foreach ($globals as $name => $value) {
             $this->twig->addGlobal($name, $value);
         }

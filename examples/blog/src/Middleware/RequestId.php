@@ -20,11 +20,21 @@ final class RequestId implements Middleware
 {
     public const HEADER = 'X-Request-Id';
 
+    /**
+     * New ids come from random bytes read this many at a time: a getrandom() syscall per 256
+     * requests rather than per request. Each worker loads the app after the fork, so workers
+     * never share a buffer.
+     */
+    private const RANDOM_BYTES = 8 * 256;
+
+    private string $random = '';
+    private int $used = 0;
+
     public function process(Request $request, RequestHandler $next): Response
     {
         $id = $request->getHeader(self::HEADER);
         if ($id === null || \preg_match('/^[A-Za-z0-9._:-]{8,128}$/', $id) !== 1) {
-            $id = \bin2hex(\random_bytes(8));
+            $id = $this->newId();
         }
         // A keep-alive connection runs its requests one after another in one coroutine:
         // the next request replaces the value.
@@ -32,6 +42,17 @@ final class RequestId implements Middleware
         $response = $next->handle($request->withAttribute(self::class, $id));
 
         return $response->withHeader(self::HEADER, $id);
+    }
+
+    /** 16 random hex digits, as bin2hex(random_bytes(8)) gives them. */
+    private function newId(): string
+    {
+        if ($this->used === \strlen($this->random)) {
+            [$this->random, $this->used] = [\random_bytes(self::RANDOM_BYTES), 0];
+        }
+        $this->used += 8;
+
+        return \bin2hex(\substr($this->random, $this->used - 8, 8));
     }
 
     /** The id of the request the current coroutine serves, or null outside one. */

@@ -98,6 +98,24 @@ final class ModelCrudTest extends DatabaseTestCase
     }
 
     #[DataProvider('backends')]
+    public function testNullsAndColumnsLeftOutOfASelectLoadWithoutCasts(string $backend): void
+    {
+        $this->onBackend($backend, static function (): void {
+            $user = User::create(['name' => 'Partial', 'age' => 7]);
+
+            $loaded = User::findOrFail($user->id);
+            self::assertSame([7, null, null, null], [$loaded->age, $loaded->meta, $loaded->born_at, $loaded->score]);
+            self::assertFalse($loaded->isDirty());
+
+            $some = User::query()->select('id', 'age', 'born_at')->where('id', $user->id)->first();
+            self::assertInstanceOf(User::class, $some);
+            self::assertSame([$user->id, 7, null], [$some->id, $some->age, $some->born_at]);
+            self::assertFalse(isset($some->created_at), 'not selected: not an attribute');
+            self::assertSame(['id', 'age', 'born_at'], \array_keys($some->toArray()));
+        });
+    }
+
+    #[DataProvider('backends')]
     public function testDatesAndJsonAreConvertedWhenFirstUsed(string $backend): void
     {
         $this->onBackend($backend, static function (Database $db): void {

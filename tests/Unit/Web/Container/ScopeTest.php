@@ -155,6 +155,25 @@ final class ScopeTest extends AsyncTestCase
         self::assertSame(['c', 'b', 'a'], $ran);
     }
 
+    public function testHooksSeeTheInstancesAndAScopeWithoutHooksDropsThemToo(): void
+    {
+        $scope = new Scope();
+        $scope->set('session', 'data');
+        $seen = null;
+        $scope->onClose(static function () use ($scope, &$seen): void {
+            $seen = $scope->get('session');
+        });
+        $scope->close();
+        self::assertSame('data', $seen);
+        self::assertFalse($scope->has('session'));
+
+        $plain = new Scope();
+        $plain->set('request', 'r');
+        $plain->close();
+        self::assertTrue($plain->isClosed());
+        self::assertFalse($plain->has('request'));
+    }
+
     public function testClosedScopeRefusesNewEntries(): void
     {
         $scope = new Scope();
