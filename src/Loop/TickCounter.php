@@ -10,7 +10,7 @@ namespace Petrel\Loop;
  * to $count before they wait for I/O (odd: waiting) and after (even: running callbacks),
  * and copy it into $cell, this worker's slot in shared memory, when one is set. Nothing
  * when $cell is null (the drivers test it first). The epoll driver, the default, does what
- * waiting() and running() do inline (Internal\Epoll::wait()): ~1,100 instructions less per
+ * waiting() and running() do inline (Internal\EpollStreams::wait()): ~1,100 instructions less per
  * loop wait than the two calls.
  *
  * Static because it describes the one loop of this process and is read from a signal

@@ -7,7 +7,6 @@ namespace Petrel\Loop\Internal;
 use FFI;
 use FFI\CData;
 use Petrel\Loop\LoopError;
-use Petrel\Loop\TickCounter;
 
 /**
  * One epoll instance (level-triggered) through FFI, owned by the process that made it.
@@ -36,10 +35,11 @@ final class Epoll
     public readonly int $stride;
     /** Word index of `data` (the fd) inside an event. */
     public readonly int $dataWord;
-    /** The ready events of the last wait(): uint32_t[stride * MAX_EVENTS]. */
+    /** Where epoll_wait() writes the ready events: uint32_t[stride * MAX_EVENTS]. */
     public readonly CData $events;
     private CData $event;
-    private int $fd;
+    /** The instance's descriptor, -1 once closed; public for EpollStreams::wait(), only this class writes it. */
+    public int $fd;
 
     public function __construct(private readonly FFI $ffi)
     {
@@ -78,31 +78,15 @@ final class Epoll
     }
 
     /**
-     * Waits up to $timeoutMs (-1: no limit) and returns the number of ready events in
-     * $events; 0 on timeout or when a signal interrupted the wait (EINTR).
+     * After an epoll_wait() on $fd returned -1 (EpollStreams::wait() makes the call):
+     * throws unless a signal interrupted the wait (EINTR), which counts as no event.
      */
-    public function wait(int $timeoutMs): int
+    public function checkWaitError(): void
     {
-        // TickCounter::waiting() and running(), inlined: two calls less per loop wait in a
-        // worker whose blocking detector is on (the default).
-        if (($cell = TickCounter::$cell) !== null) {
-            $cell[0] = ++TickCounter::$count;
+        $errno = Libc::errno($this->ffi);
+        if ($errno !== self::EINTR) {
+            throw new LoopError("epoll_wait() failed, errno {$errno}");
         }
-        /** @phpstan-ignore-next-line FFI call */
-        $count = (int) $this->ffi->epoll_wait($this->fd, $this->events, self::MAX_EVENTS, $timeoutMs);
-        if (($cell = TickCounter::$cell) !== null) {
-            $cell[0] = ++TickCounter::$count;
-        }
-        if ($count < 0) {
-            $errno = Libc::errno($this->ffi);
-            if ($errno !== self::EINTR) {
-                throw new LoopError("epoll_wait() failed, errno {$errno}");
-            }
-
-            return 0;
-        }
-
-        return $count;
     }
 
     /** Closes the instance (in a forked child: only this process's copy of it). */
@@ -113,10 +97,5 @@ final class Epoll
             $this->ffi->close($this->fd);
             $this->fd = -1;
         }
-    }
-
-    public function descriptor(): int
-    {
-        return $this->fd;
     }
 }

@@ -5,7 +5,9 @@ declare(strict_types=1);
 namespace Petrel\Loop\Internal;
 
 use FFI;
+use FFI\CData;
 use Petrel\Loop\LoopError;
+use Petrel\Loop\TickCounter;
 
 /**
  * The stream side of EpollDriver: per watched stream, a descriptor of our own (see
@@ -18,7 +20,8 @@ use Petrel\Loop\LoopError;
  * Fork: everything here belongs to the process that made it. In another process (a
  * forked child) nothing touches the inherited epoll instance: release() closes this
  * process's copies of the descriptors; if the driver is used on, rebuild() makes a new
- * instance and channel and re-registers every stream.
+ * instance and channel and re-registers every stream. Each wait checks for a fork by
+ * reading $mark, a byte the kernel zeroes in a child: no syscall per wait.
  *
  * @internal
  */
@@ -52,11 +55,18 @@ final class EpollStreams implements StreamWaiter
     private mixed $signalStream = null;
     private Epoll $epoll;
     private DescriptorChannel $channel;
+    /**
+     * 1 while this process owns the instance, 0 in a forked child or after abandon() (see
+     * Libc::forkMark()): the fork check of every wait, without getmypid()'s syscall.
+     * Null on kernels without MADV_WIPEONFORK, which compare $pid instead.
+     */
+    private ?CData $mark;
     private int $pid;
 
     public function __construct(private readonly FFI $ffi)
     {
         $this->pid = (int) \getmypid();
+        $this->mark = Libc::forkMark($ffi);
         $this->epoll = new Epoll($ffi);
         $this->channel = new DescriptorChannel($ffi);
     }
@@ -64,6 +74,9 @@ final class EpollStreams implements StreamWaiter
     public function __destruct()
     {
         $this->release();
+        if ($this->mark !== null) {
+            Libc::unmap($this->ffi, $this->mark);
+        }
     }
 
     /** Counts a new watcher of $watcher's stream; the first one gets the stream a descriptor. */
@@ -150,23 +163,37 @@ final class EpollStreams implements StreamWaiter
         if ($until > $this->nextSweep) {
             $until = $this->nextSweep;
         }
-        if ($this->pid !== \getmypid()) {
+        if ($this->mark !== null ? $this->mark[0] === 0 : $this->pid !== \getmypid()) {
             $this->rebuild();
         }
         if ($this->signalPipe === null && $this->signalStream !== null) {
             $this->signalPipe = $this->channel->duplicate($this->signalStream);
             $this->epoll->change($this->signalPipe, 0, Epoll::IN);
         }
-        $count = $this->epoll->wait($until <= $now ? 0 : (int) \ceil(($until - $now) * 1000));
+        // The epoll_wait() itself, here rather than behind a method of Epoll: a call less per
+        // wait. So are TickCounter::waiting() and running() (see TickCounter).
+        $epoll = $this->epoll;
+        $events = $epoll->events;
+        if (($cell = TickCounter::$cell) !== null) {
+            $cell[0] = ++TickCounter::$count;
+        }
+        /** @phpstan-ignore-next-line FFI call */
+        $count = $this->ffi->epoll_wait($epoll->fd, $events, Epoll::MAX_EVENTS, $until <= $now ? 0 : (int) \ceil(($until - $now) * 1000));
+        if (($cell = TickCounter::$cell) !== null) {
+            $cell[0] = ++TickCounter::$count;
+        }
         if ($signals->pending !== []) {
             $signals->dispatch();
         }
-        if ($count === 0) {
+        if ($count <= 0) {
+            if ($count < 0) {
+                $epoll->checkWaitError();
+            }
+
             return;
         }
-        $events = $this->epoll->events;
-        $stride = $this->epoll->stride;
-        $dataWord = $this->epoll->dataWord;
+        $stride = $epoll->stride;
+        $dataWord = $epoll->dataWord;
         $writable = [];
         $this->dispatching = true;
         try {
@@ -263,6 +290,9 @@ final class EpollStreams implements StreamWaiter
     {
         $this->release();
         $this->pid = -1;
+        if ($this->mark !== null) {
+            $this->mark[0] = 0;
+        }
     }
 
     /**
@@ -309,7 +339,7 @@ final class EpollStreams implements StreamWaiter
 
     private function checkPid(): void
     {
-        if ($this->pid !== \getmypid()) {
+        if ($this->mark !== null ? $this->mark[0] === 0 : $this->pid !== \getmypid()) {
             $this->rebuild();
         }
     }
@@ -319,6 +349,9 @@ final class EpollStreams implements StreamWaiter
     {
         $this->release();
         $this->pid = (int) \getmypid();
+        if ($this->mark !== null) {
+            $this->mark[0] = 1;
+        }
         $this->epoll = new Epoll($this->ffi);
         $this->channel = new DescriptorChannel($this->ffi);
         foreach ($this->streams as $key => $stream) {

@@ -149,8 +149,25 @@ final class WatcherLoop
         $this->stopping = false;
         try {
             $this->streams->sweep();
+            // The ticks, in the order documented on Driver. Here rather than in a method of
+            // their own: a tick with no deferred callback and no timer due then costs three
+            // field reads and one call, the wait; the other phases are calls only when they
+            // have work.
             while (!$this->stopping && $this->referenced > 0) {
-                $this->tick();
+                if ($this->deferQueue !== []) {
+                    $this->runDeferred();
+                    if ($this->stopping || $this->referenced === 0) {
+                        break;
+                    }
+                }
+                // Wait (not at all with deferred callbacks queued) until the next timer,
+                // read from a field rather than asked through a call. No timer, no clock
+                // read: a client's loop often has none.
+                $this->streams->wait($this->deferQueue !== [] ? 0.0 : $this->timers->nextDue, $this->signals);
+                $nextDue = $this->timers->nextDue;
+                if ($nextDue !== \INF && $nextDue <= ($now = \hrtime(true) * 1e-9)) {
+                    $this->runTimers($now);
+                }
             }
         } finally {
             $this->running = false;
@@ -261,43 +278,30 @@ final class WatcherLoop
         }
     }
 
-    /**
-     * One tick, in the order documented on Driver. Kept in one method on purpose: it is the
-     * hottest loop of the server and each phase is a few lines. A tick with no deferred
-     * callback and no timer due reads two fields and makes one call: the wait.
-     */
-    private function tick(): void
+    /** Runs the deferred callbacks queued before this tick (those they queue wait for the next). */
+    private function runDeferred(): void
     {
-        if ($this->deferQueue !== []) {
-            $batch = $this->deferQueue;
-            $this->deferQueue = [];
-            try {
-                foreach ($batch as $id => $watcher) {
-                    unset($batch[$id]);
-                    if (!$watcher->enabled) {
-                        continue;
-                    }
-                    $this->cancel($id);
-                    ($watcher->callback)($id);
+        $batch = $this->deferQueue;
+        $this->deferQueue = [];
+        try {
+            foreach ($batch as $id => $watcher) {
+                unset($batch[$id]);
+                if (!$watcher->enabled) {
+                    continue;
                 }
-            } finally {
-                if ($batch !== []) {
-                    $this->deferQueue = $batch + $this->deferQueue;
-                }
+                $this->cancel($id);
+                ($watcher->callback)($id);
             }
-            if ($this->stopping || $this->referenced === 0) {
-                return;
+        } finally {
+            if ($batch !== []) {
+                $this->deferQueue = $batch + $this->deferQueue;
             }
         }
+    }
 
-        // Steps 2 to 4: wait (not at all with deferred callbacks queued) until the next
-        // timer, then run the due timers, read from a field rather than asked through calls.
-        $this->streams->wait($this->deferQueue !== [] ? 0.0 : $this->timers->nextDue, $this->signals);
-
-        $now = \hrtime(true) * 1e-9;
-        if ($this->timers->nextDue > $now) {
-            return;
-        }
+    /** Runs the timers due at $now, earliest first. */
+    private function runTimers(float $now): void
+    {
         while (($timer = $this->timers->extractDue($now)) !== null) {
             if ($timer->type === Watcher::REPEAT) {
                 \assert(\is_float($timer->value));

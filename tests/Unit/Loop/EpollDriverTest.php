@@ -60,6 +60,42 @@ final class EpollDriverTest extends DriverTestCase
         self::assertSame(1, $runs, "the child's cancel() did not remove the parent's registration");
     }
 
+    public function testAChildOfAPlainForkThatUsesTheDriverLeavesTheParentsRegistrationAlone(): void
+    {
+        if (!\function_exists('pcntl_fork')) {
+            self::markTestSkipped('needs ext-pcntl');
+        }
+        $loop = $this->createDriver();
+        $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
+        self::assertNotFalse($pair);
+        [$a, $b] = $pair;
+        $runs = 0;
+        $id = $loop->onReadable($a, function (int $id, $stream) use (&$runs, $loop): void {
+            $runs++;
+            \fread($stream, 10);
+            $loop->cancel($id);
+        });
+        $pid = \pcntl_fork(); // no Scheduler::reset() nor new driver: the driver must notice by itself
+        if ($pid === 0) {
+            $loop->delay(0.001, static function () use ($loop): void {
+                $loop->stop();
+            });
+            $loop->run(); // a wait: on an instance of the child's own
+            $loop->cancel($id); // must not EPOLL_CTL_DEL on the parent's instance
+            exit(0);
+        }
+        \pcntl_waitpid($pid, $status);
+        self::assertSame(0, \pcntl_wexitstatus($status));
+        \fwrite($b, 'x');
+        $guard = $loop->delay(5, static function () use ($loop, $id): void {
+            $loop->cancel($id);
+        });
+        $loop->unreference($guard);
+        $loop->run();
+        $loop->cancel($guard);
+        self::assertSame(1, $runs, "the child's wait or cancel() touched the parent's registration");
+    }
+
     public function testReadInterestOutlivesADisabledWatcherUntilBytesArriveUnread(): void
     {
         $loop = $this->createDriver();
