@@ -34,6 +34,9 @@ use Petrel\Web\Model\Internal\Cast;
  * connection: each query goes through the Database, which leases one connection per
  * coroutine, so models are safe in concurrent requests and take part in the current
  * Database::transaction().
+ *
+ * Over 400 lines on purpose: this is the class applications extend, so the attribute,
+ * cast and persistence API is in one place; queries and relations are in the traits.
  */
 abstract class Model implements \JsonSerializable
 {
@@ -164,12 +167,7 @@ abstract class Model implements \JsonSerializable
 
     public function __get(string $key): mixed
     {
-        // get(), inlined: templates read every attribute they print through here
-        if (isset($this->uncast[$key])) {
-            $this->castLoaded($key);
-        }
-
-        return $this->attributes[$key] ?? null;
+        return $this->get($key);
     }
 
     public function __set(string $key, mixed $value): void
