@@ -25,15 +25,8 @@ final class EpollDriverTest extends DriverTestCase
             self::markTestSkipped('needs ext-pcntl');
         }
         $loop = $this->createDriver();
-        $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
-        self::assertNotFalse($pair);
-        [$a, $b] = $pair;
         $runs = 0;
-        $id = $loop->onReadable($a, function (int $id, $stream) use (&$runs, $loop): void {
-            $runs++;
-            \fread($stream, 10);
-            $loop->cancel($id);
-        });
+        [$id, $b] = $this->watchOnce($loop, $runs);
         self::assertSame(1, \preg_match('/fd (\d+)/', $loop->watchers()[$id]['detail'], $match));
         $duplicate = '/proc/self/fd/' . ($match[1] ?? '?');
         $target = \readlink($duplicate);
@@ -50,14 +43,7 @@ final class EpollDriverTest extends DriverTestCase
         }
         \pcntl_waitpid($pid, $status);
         self::assertSame(0, \pcntl_wexitstatus($status), 'the child closed the inherited duplicate (exit code 1: it did not)');
-        \fwrite($b, 'x');
-        $guard = $loop->delay(5, static function () use ($loop, $id): void {
-            $loop->cancel($id);
-        });
-        $loop->unreference($guard);
-        $loop->run();
-        $loop->cancel($guard);
-        self::assertSame(1, $runs, "the child's cancel() did not remove the parent's registration");
+        $this->assertRegistrationFires($loop, $id, $b, $runs, "the child's cancel() did not remove the parent's registration");
     }
 
     public function testAChildOfAPlainForkThatUsesTheDriverLeavesTheParentsRegistrationAlone(): void
@@ -66,15 +52,8 @@ final class EpollDriverTest extends DriverTestCase
             self::markTestSkipped('needs ext-pcntl');
         }
         $loop = $this->createDriver();
-        $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
-        self::assertNotFalse($pair);
-        [$a, $b] = $pair;
         $runs = 0;
-        $id = $loop->onReadable($a, function (int $id, $stream) use (&$runs, $loop): void {
-            $runs++;
-            \fread($stream, 10);
-            $loop->cancel($id);
-        });
+        [$id, $b] = $this->watchOnce($loop, $runs);
         $pid = \pcntl_fork(); // no Scheduler::reset() nor new driver: the driver must notice by itself
         if ($pid === 0) {
             $loop->delay(0.001, static function () use ($loop): void {
@@ -86,14 +65,7 @@ final class EpollDriverTest extends DriverTestCase
         }
         \pcntl_waitpid($pid, $status);
         self::assertSame(0, \pcntl_wexitstatus($status));
-        \fwrite($b, 'x');
-        $guard = $loop->delay(5, static function () use ($loop, $id): void {
-            $loop->cancel($id);
-        });
-        $loop->unreference($guard);
-        $loop->run();
-        $loop->cancel($guard);
-        self::assertSame(1, $runs, "the child's wait or cancel() touched the parent's registration");
+        $this->assertRegistrationFires($loop, $id, $b, $runs, "the child's wait or cancel() touched the parent's registration");
     }
 
     public function testReadInterestOutlivesADisabledWatcherUntilBytesArriveUnread(): void
@@ -147,5 +119,42 @@ final class EpollDriverTest extends DriverTestCase
         }
 
         return false;
+    }
+
+    /**
+     * A socket pair whose first end $loop watches; the watcher counts its runs in $runs and
+     * cancels itself after its first read (the fork tests' parent-side registration).
+     *
+     * @return array{int, resource} the watcher id and the other end, to write to
+     */
+    private function watchOnce(Driver $loop, int &$runs): array
+    {
+        $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
+        self::assertNotFalse($pair);
+        [$a, $b] = $pair;
+        $id = $loop->onReadable($a, function (int $id, $stream) use (&$runs, $loop): void {
+            $runs++;
+            \fread($stream, 10);
+            $loop->cancel($id);
+        });
+
+        return [$id, $b];
+    }
+
+    /**
+     * Writes to $peer and runs $loop (at most 5 s): the registration $id must fire once.
+     *
+     * @param resource $peer
+     */
+    private function assertRegistrationFires(Driver $loop, int $id, mixed $peer, int &$runs, string $message): void
+    {
+        \fwrite($peer, 'x');
+        $guard = $loop->delay(5, static function () use ($loop, $id): void {
+            $loop->cancel($id);
+        });
+        $loop->unreference($guard);
+        $loop->run();
+        $loop->cancel($guard);
+        self::assertSame(1, $runs, $message);
     }
 }
