@@ -60,6 +60,20 @@ final class ShortcutEscaperExtensionTest extends TestCase
         }
     }
 
+    public function testRememberedPlainStringsDoNotChangeResults(): void
+    {
+        $twig = new Environment(new ArrayLoader());
+        $extension = new ShortcutEscaperExtension($twig);
+        $runtime = $twig->getRuntime(EscaperRuntime::class);
+        $long = \str_repeat('plain ', 20);
+        // Twice each (the second from memory, if remembered), past the bound on remembered strings.
+        $values = ['Ada', '<b>', 'Tom & Jerry', 'Zoë', '12', $long, "{$long}<", ...\array_map(static fn (int $i): string => "user {$i}", \range(1, 1200))];
+        foreach ([...$values, ...$values, '<b>', 'Ada', "{$long}<"] as $value) {
+            self::assertSame($runtime->escape($value, 'html'), $extension->escape($value), $value);
+            self::assertSame($runtime->escape($value, 'js'), $extension->escape($value, 'js'), "{$value} (js: never the shortcut)");
+        }
+    }
+
     public function testViewTemplatesEscapeThroughTheShortcut(): void
     {
         $twig = (new View(__DIR__ . '/templates'))->environment();

@@ -33,6 +33,16 @@ final class ViewTest extends TestCase
         self::assertStringNotContainsString('default content', $html);
     }
 
+    public function testRenderAndResponseGiveTwigsOwnRendering(): void
+    {
+        $view = new View(self::TEMPLATES, globals: ['app_name' => 'Petrel']);
+        $data = ['title' => 'Users & more', 'users' => [['name' => 'Ada'], ['name' => '<Linus>']]];
+        $twigs = $view->environment()->load('page.html.twig')->render($data);
+
+        self::assertSame($twigs, $view->render('page.html.twig', $data));
+        self::assertSame($twigs, $view->response('page.html.twig', $data)->getBody());
+    }
+
     public function testOutputIsHtmlEscapedByDefaultAndRawOptsOut(): void
     {
         $view = new View(self::TEMPLATES);
