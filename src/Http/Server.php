@@ -11,6 +11,7 @@ use Petrel\Coroutine\WaitGroup;
 use Petrel\Http\Internal\AccessLog;
 use Petrel\Http\Internal\ClientSocket;
 use Petrel\Http\Internal\ConnectionHost;
+use Petrel\Http\Internal\ConnectionRunners;
 use Petrel\Http\Internal\ConnectionSocket;
 use Petrel\Http\Internal\Http1Connection;
 use Petrel\Http\Internal\ResponseEncoder;
@@ -25,8 +26,9 @@ use function Petrel\sleep;
 
 /**
  * The HTTP/1.1 server of one worker process: accepts connections on a listening socket and
- * runs each in its own coroutine (Internal\Http1Connection), which parses requests, calls
- * the handler and writes the responses.
+ * serves each (Internal\Http1Connection: parses requests, calls the handler, writes the
+ * responses) in a coroutine while it has something to do; a keep-alive connection waiting
+ * for its next request holds none.
  *
  * Timeouts are enforced by one sweeper timer per server rather than a timer per read: each
  * connection keeps a deadline, and the sweeper closes those past it (twice a second: SWEEP_INTERVAL).
@@ -54,6 +56,8 @@ final class Server implements ConnectionHost
     private ?SocketServer $listener = null;
     private readonly ?Semaphore $syncLock;
     private readonly WaitGroup $active;
+    /** Made by serve(), on its scheduler (a worker's, made after its fork). */
+    private ?ConnectionRunners $runners = null;
     private readonly ResponseEncoder $encoder;
     private readonly ?AccessLog $accessLog;
     /** The access log in JSON (ServerConfig::ACCESS_LOG_JSON): written here, not by the connection. */
@@ -113,6 +117,7 @@ final class Server implements ConnectionHost
     {
         $this->listener = $listener;
         $this->scheduler = Scheduler::get();
+        $runners = $this->runners = new ConnectionRunners();
         $driver = $this->scheduler->driver;
         $sweeper = $driver->repeat(self::SWEEP_INTERVAL, $this->sweep(...));
         $driver->unreference($sweeper);
@@ -137,6 +142,7 @@ final class Server implements ConnectionHost
             $this->drain($drainTimeout);
         } finally {
             $driver->cancel($sweeper);
+            $runners->stop();
         }
     }
 
@@ -179,10 +185,27 @@ final class Server implements ConnectionHost
         return $this->accessLog;
     }
 
+    /** @internal see ConnectionHost */
+    public function runners(): ConnectionRunners
+    {
+        return $this->runners ??= new ConnectionRunners();
+    }
+
     /** @internal see ConnectionHost: through the error logger (setErrorLogger()) */
     public function logError(Throwable $error, Request $request): void
     {
         ($this->errorLogger)($error, $request);
+    }
+
+    /** @internal see ConnectionHost: it leaves the list and the count; a drain waits no more for it */
+    public function connectionClosed(Http1Connection $connection): void
+    {
+        unset($this->connections[$connection->id]);
+        if (isset($this->counted[$connection->id])) {
+            unset($this->counted[$connection->id]);
+            --$this->open;
+        }
+        $this->active->done();
     }
 
     /**
@@ -268,7 +291,7 @@ final class Server implements ConnectionHost
     }
 
     /**
-     * Starts a connection's coroutine. Under the cap, or after evicting the longest-idle
+     * Starts serving a connection. Under the cap, or after evicting the longest-idle
      * connection, it is served (and counted: $open); otherwise it is rejected with a 503
      * and a lingering close, outside the count but in the list (the sweeper and stop()
      * still see it). Past twice the cap, a newcomer is just closed: rejects cannot pile up.
@@ -289,10 +312,11 @@ final class Server implements ConnectionHost
         if ($served) {
             ++$this->open;
             $this->counted[$connection->id] = true;
+            $connection->start();
         } else {
             ++$this->rejected;
+            $connection->coroutine = go($connection->reject(...));
         }
-        $connection->coroutine = go($this->runConnection(...), $connection, $served);
     }
 
     /** Closes the connection idle the longest, if any; it no longer counts against the cap. */
@@ -313,20 +337,6 @@ final class Server implements ConnectionHost
         $oldest->close();
 
         return true;
-    }
-
-    private function runConnection(Http1Connection $connection, bool $served): void
-    {
-        try {
-            $served ? $connection->run() : $connection->reject();
-        } finally {
-            unset($this->connections[$connection->id]);
-            if (isset($this->counted[$connection->id])) {
-                unset($this->counted[$connection->id]);
-                --$this->open;
-            }
-            $this->active->done();
-        }
     }
 
     private function drain(float $timeout): void

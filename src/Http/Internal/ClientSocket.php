@@ -30,7 +30,7 @@ final class ClientSocket implements ConnectionSocket
     }
 
     /**
-     * Right after awaitReadable() (between keep-alive requests) the bytes are there: read
+     * Right after whenReadable() called back (between keep-alive requests) the bytes are there: read
      * them here, two calls less than through StreamSocket::read(). Anything else (no bytes
      * after all, EOF, TLS, a closed socket) takes StreamSocket's way, which sees the flag.
      */
@@ -71,6 +71,7 @@ final class ClientSocket implements ConnectionSocket
     public function close(): void
     {
         $this->socket->close();
+        $this->readiness->callWhenReadable(null); // it holds the connection: no cycle left
     }
 
     public function isClosed(): bool
@@ -89,20 +90,16 @@ final class ClientSocket implements ConnectionSocket
     }
 
     /**
-     * Readable-and-empty after this is EOF for the next read, with no second wait (the
-     * Readiness's polled flag). The HTTP connection reads with read() only, so nothing
+     * Readable-and-empty after the callback is EOF for the next read, with no second wait
+     * (the Readiness's polled flag). The HTTP connection reads with read() only, so nothing
      * sits in the StreamSocket's own buffer meanwhile.
      */
-    public function awaitReadable(): void
+    public function whenReadable(\Closure $callback): void
     {
-        if ($this->readiness->polled) {
-            return;
-        }
         if ($this->readiness->cancelled) {
             throw new ClosedException("Cannot read: the connection to {$this->getRemoteAddress()} is closed");
         }
-        $this->readiness->waitReadable();
-        $this->readiness->polled = true;
+        $this->readiness->callWhenReadable($callback);
     }
 
     /** How many times a read had to wait for data (a counter that only grows). */

@@ -12,7 +12,7 @@ use Throwable;
 /**
  * What an Http1Connection needs of its server (Server implements it; tests fake it): the
  * settings, the encoder, the handler and the logs. Read once per connection, except
- * dispatch() and isStopping().
+ * dispatch(), isStopping() and connectionClosed().
  *
  * @internal
  */
@@ -23,6 +23,9 @@ interface ConnectionHost
     public function encoder(): ResponseEncoder;
 
     public function accessLog(): ?AccessLog;
+
+    /** The coroutines that serve its connections. */
+    public function runners(): ConnectionRunners;
 
     /** Whether the server is shutting down: connections close after their current response. */
     public function isStopping(): bool;
@@ -37,4 +40,10 @@ interface ConnectionHost
 
     /** Logs a failure tied to $request, as handler exceptions are logged. */
     public function logError(Throwable $error, Request $request): void;
+
+    /**
+     * $connection has ended, its socket closed: called once, at the end of its coroutine
+     * or, for one parked between requests (no coroutine), from its close().
+     */
+    public function connectionClosed(Http1Connection $connection): void;
 }

@@ -16,13 +16,15 @@ use Petrel\Socket\Socket;
 interface ConnectionSocket extends Socket
 {
     /**
-     * Waits until a read will not block (bytes have arrived, or EOF), without reading: for
+     * Calls $callback once, from the loop, when a read will not block (bytes have arrived,
+     * or EOF), without reading and without a coroutine waiting: for a keep-alive connection
      * right after a response is written, when the client has not even seen it, so a read
-     * would come back empty and cost a syscall to learn it.
+     * would come back empty and cost a syscall to learn it. Closing the socket forgets it.
      *
+     * @param \Closure(): void $callback
      * @throws \Petrel\Socket\ClosedException if the socket is closed
      */
-    public function awaitReadable(): void;
+    public function whenReadable(\Closure $callback): void;
 
     /**
      * Whether the peer has closed or reset the connection. Never waits, never consumes

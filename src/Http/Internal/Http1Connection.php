@@ -17,11 +17,18 @@ use Petrel\Socket\SocketException;
 use function Petrel\sleep;
 
 /**
- * One HTTP/1.1 connection, driven by its own coroutine: read bytes, feed the parser, call
- * the handler for each complete request (in order, so pipelined requests are answered in
- * order), write the response, keep alive or close. Malformed input gets its 4xx/5xx answer
- * and the connection is closed; nothing here can take the worker down. A 101 response hands
- * the socket to its upgrade handler (Response::upgrade()) for the rest of its life.
+ * One HTTP/1.1 connection: read bytes, feed the parser, call the handler for each complete
+ * request (in order, so pipelined requests are answered in order), write the response,
+ * keep alive or close. Malformed input gets its 4xx/5xx answer and the connection is
+ * closed; nothing here can take the worker down. A 101 response hands the socket to its
+ * upgrade handler (Response::upgrade()) for the rest of its life.
+ *
+ * A coroutine serves it only while it has something to do (ConnectionRunners lends one):
+ * from its accept to its first request's end, then from each keep-alive request to the
+ * next wait for the client. That wait holds no coroutine: the connection parks (see
+ * readRequest()), the socket calls back when bytes come, and a runner continues. A worker
+ * with 1,000 keep-alive clients thus runs on a few hot fibers instead of cycling through
+ * 1,000 stacks (cache misses). Its state (parser, phase, deadline) is this object's.
  *
  * A close while the client may still be sending (an error answer, unread request bytes) is
  * a lingering close, as nginx does it: the response, a half-close, then the client's bytes
@@ -30,7 +37,9 @@ use function Petrel\sleep;
  *
  * It sees its server through ConnectionHost and its socket through ConnectionSocket, so
  * tests drive it in memory (MemorySocket). The server reads $deadline (the sweeper closes
- * the connection past it) and isIdle()/$idleSince (which connection to evict at the cap).
+ * the connection past it) and isIdle()/$idleSince (which connection to evict at the cap),
+ * and hears of its end through ConnectionHost::connectionClosed(), once, whether it ended in
+ * its coroutine or was closed while parked.
  *
  * @internal
  */
@@ -51,15 +60,12 @@ final class Http1Connection
     public float $deadline = \INF;
     /** Monotonic time since when it waits for a request (meaningful while isIdle()). */
     public float $idleSince;
+    /** The coroutine serving it (abort() cancels it); null while parked. */
     public ?Coroutine $coroutine = null;
     private int $phase = self::IDLE;
     private int $served = 0;
-    /**
-     * readRequest() waited for the client since run() last looked (the loop ran): set on
-     * the keep-alive path (awaitReadable()); a wait inside read() is not seen, which can
-     * only make the fairness yield come sooner.
-     */
-    private bool $awaited = false;
+    /** Waiting for the client's next request with no coroutine (see readRequest()). */
+    private bool $parked = false;
     private bool $aborted = false;
     /** Set once the connection is upgraded: how its handler hears of a stop. */
     private ?UpgradeContext $upgrade = null;
@@ -75,7 +81,14 @@ final class Http1Connection
     private readonly float $writeTimeout;
     private readonly bool $gzip;
     private readonly ServerConfig $config;
+    private readonly RequestParser $parser;
     private readonly ResponseEncoder $encoder;
+    private readonly ConnectionRunners $runners;
+    /**
+     * start(...), made once (a first-class callable is a new Closure each time); null once
+     * closed, so that the connection does not hold itself in a cycle.
+     */
+    private ?\Closure $resume;
     private readonly ?AccessLog $accessLog;
     /** The Date header of responses sent in second $dateSecond (see respond()). */
     private string $date = '';
@@ -87,7 +100,10 @@ final class Http1Connection
         private readonly ConnectionHost $host,
     ) {
         $this->config = $config = $host->config();
+        $this->parser = new RequestParser($config->limits, $socket->getRemoteAddress());
         $this->encoder = $host->encoder();
+        $this->runners = $host->runners();
+        $this->resume = $this->start(...);
         $this->accessLog = $host->accessLog();
         $this->maxRequests = $config->maxRequestsPerConnection;
         $this->writeTimeout = $config->writeTimeout;
@@ -97,14 +113,30 @@ final class Http1Connection
         $this->stopping = $host->isStopping();
     }
 
-    public function run(): void
+    /**
+     * Has a runner serve the connection (serve()); also how a parked connection continues
+     * (the socket calls it when the client's bytes come).
+     */
+    public function start(): void
     {
-        $parser = new RequestParser($this->config->limits, $this->socket->getRemoteAddress());
+        $this->runners->run($this);
+    }
+
+    /**
+     * Serves requests on $coroutine (a runner's) until the connection ends or parks. The
+     * fairness streak starts at 0 each time, as it did after a wait for the client.
+     */
+    public function serve(Coroutine $coroutine): void
+    {
+        if ($this->resume === null) {
+            return; // closed while its runner was on its way
+        }
+        $this->coroutine = $coroutine;
         $streak = 0;
         try {
-            while (($request = $this->readRequest($parser)) !== null) {
-                if (!$this->respond($request, $parser)) {
-                    $this->linger = $this->linger || $parser->hasPartialRequest();
+            while (($request = $this->readRequest()) !== null) {
+                if (!$this->respond($request)) {
+                    $this->linger = $this->linger || $this->parser->hasPartialRequest();
                     break;
                 }
                 // A client whose next request is always there when we read (a fast load
@@ -112,10 +144,7 @@ final class Http1Connection
                 // would never poll and the worker's other connections would starve (p99 of
                 // 200+ ms, seen in petrel bench). After a streak served without waiting,
                 // let the loop run once.
-                if ($this->awaited) {
-                    $this->awaited = false;
-                    $streak = 0;
-                } elseif (++$streak >= self::FAIRNESS_STREAK) {
+                if (++$streak >= self::FAIRNESS_STREAK) {
                     sleep(0);
                     $streak = 0;
                 }
@@ -126,12 +155,14 @@ final class Http1Connection
         } catch (SocketException | CancelledException) {
             // The peer went away, a timeout closed the socket, or the server is aborting.
         } finally {
-            $this->socket->close();
+            if (!$this->parked) {
+                $this->end();
+            }
         }
     }
 
     /**
-     * Instead of run(), for a connection the server cannot take (at its cap, nothing idle
+     * Instead of start(), for a connection the server cannot take (at its cap, nothing idle
      * to evict): 503 with Retry-After, without reading the request, and a lingering close.
      */
     public function reject(): void
@@ -147,7 +178,7 @@ final class Http1Connection
         } catch (SocketException | CancelledException) {
             // Gone already.
         } finally {
-            $this->socket->close();
+            $this->end();
         }
     }
 
@@ -176,22 +207,45 @@ final class Http1Connection
         return $this->phase === self::IDLE;
     }
 
+    /** Closes the socket: a coroutine waiting on it ends; a parked connection ends here. */
     public function close(): void
     {
-        $this->socket->close();
+        if ($this->parked) {
+            $this->parked = false;
+            $this->end();
+        } else {
+            $this->socket->close();
+        }
     }
 
     /** Closes the socket and cancels the handler, whatever it is doing. */
     public function abort(): void
     {
         $this->aborted = true;
-        $this->socket->close();
+        $this->close();
         $this->coroutine?->cancel();
     }
 
-    private function readRequest(RequestParser $parser): ?Request
+    private function end(): void
+    {
+        $this->socket->close();
+        $this->resume = $this->coroutine = null;
+        $this->host->connectionClosed($this);
+    }
+
+    private function readRequest(): ?Request
     {
         $config = $this->config;
+        $parser = $this->parser;
+        if ($this->parked) {
+            // Resumed (see below): the client's next request, or its EOF, is there to read.
+            $this->parked = false;
+            $data = $this->socket->read();
+            if ($data === null) {
+                return null;
+            }
+            $parser->feed($data);
+        }
         while (true) {
             try {
                 $request = $parser->next();
@@ -230,10 +284,16 @@ final class Http1Connection
             }
             if ($this->phase === self::IDLE && $this->served > 0) {
                 // Between keep-alive requests the next one is rarely here yet (the client
-                // has not read our response): wait for the loop to say so instead of a
-                // read that would come back empty. One syscall less per request.
-                $this->socket->awaitReadable();
-                $this->awaited = true;
+                // has not read our response): park until the loop says it is, instead of a
+                // read that would come back empty (a syscall), and give the coroutine back
+                // (see the class comment). The socket calls start() and a runner's serve()
+                // continues at the top of this method.
+                \assert($this->resume !== null);
+                $this->socket->whenReadable($this->resume);
+                $this->parked = true;
+                $this->coroutine = null;
+
+                return null;
             }
             $data = $this->socket->read();
             if ($data === null) {
@@ -244,7 +304,7 @@ final class Http1Connection
     }
 
     /** Writes the response; returns whether the connection stays open for another request. */
-    private function respond(Request $request, RequestParser $parser): bool
+    private function respond(Request $request): bool
     {
         $response = $this->host->dispatch($request, $this->socket);
         $this->served++;
@@ -252,7 +312,7 @@ final class Http1Connection
         // (none) skips asking for the status: a call less per request.
         $headers = $response->getHeaderMap();
         if (isset($headers['connection']) && $response->getStatus() === 101) {
-            if ($this->upgrade($request, $response, $parser)) {
+            if ($this->upgrade($request, $response)) {
                 return false;
             }
             $response = Response::text("500 Internal Server Error\n", 500)->withHeader('Connection', 'close');
@@ -300,7 +360,7 @@ final class Http1Connection
      * owns its timeouts). Returns false, writing nothing, for a misuse (no handler, an
      * HTTP/1.0 request), which is logged and answered 500.
      */
-    private function upgrade(Request $request, Response $response, RequestParser $parser): bool
+    private function upgrade(Request $request, Response $response): bool
     {
         $handler = $response->getUpgradeHandler();
         if ($handler === null || $request->getProtocolVersion() !== '1.1') {
@@ -320,7 +380,7 @@ final class Http1Connection
             $this->upgrade->stop();
         }
         try {
-            $handler($this->socket, $parser->takeBuffered(), $this->upgrade);
+            $handler($this->socket, $this->parser->takeBuffered(), $this->upgrade);
         } catch (\Throwable $error) {
             if (!$this->aborted) {
                 $this->host->logError($error, $request);

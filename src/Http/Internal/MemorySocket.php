@@ -29,6 +29,8 @@ final class MemorySocket implements ConnectionSocket
     private string $lineBuffer = '';
     private int $bytesRead = 0;
     private ?Suspension $reader = null;
+    /** @var (\Closure(): void)|null whenReadable()'s */
+    private ?\Closure $onReadable = null;
 
     /** @param list<string> $chunks the client's first bytes */
     public function __construct(array $chunks = [], bool $peerEnded = false)
@@ -45,6 +47,7 @@ final class MemorySocket implements ConnectionSocket
         if ($bytes !== '') {
             $this->chunks[] = $bytes;
             $this->reader?->resume();
+            $this->callBack();
         }
     }
 
@@ -53,6 +56,7 @@ final class MemorySocket implements ConnectionSocket
     {
         $this->peerEnded = true;
         $this->reader?->resume();
+        $this->callBack();
     }
 
     /** Everything written so far. */
@@ -155,6 +159,7 @@ final class MemorySocket implements ConnectionSocket
     public function close(): void
     {
         $this->closed = true;
+        $this->onReadable = null;
         $this->reader?->throw(new ClosedException('The memory socket was closed while waiting on it'));
     }
 
@@ -173,19 +178,32 @@ final class MemorySocket implements ConnectionSocket
         return 'memory:client';
     }
 
-    public function awaitReadable(): void
+    public function whenReadable(\Closure $callback): void
     {
         if ($this->closed) {
             throw new ClosedException('Cannot read: the memory socket is closed');
         }
-        if ($this->chunks === [] && !$this->peerEnded) {
-            $this->wait();
+        $this->onReadable = $callback;
+        if ($this->chunks !== [] || $this->peerEnded) {
+            $this->callBack();
         }
     }
 
     public function peerClosed(): bool
     {
         return $this->closed || ($this->peerEnded && $this->chunks === []);
+    }
+
+    /** whenReadable()'s callback, from the loop as a real socket's would be. */
+    private function callBack(): void
+    {
+        if ($this->onReadable !== null) {
+            $callback = $this->onReadable;
+            $this->onReadable = null;
+            Scheduler::get()->driver->defer(static function () use ($callback): void {
+                $callback();
+            });
+        }
     }
 
     private function wait(): void

@@ -40,9 +40,9 @@ final class Readiness
     /** The suspension of the last read wait, reused by the next (Scheduler::suspensionAgain()). */
     private ?Suspension $readSuspension = null;
     /**
-     * Set by a caller that waited for readability without reading (the HTTP server's
-     * awaitReadable()): the socket's next read that comes back empty is EOF, with no
-     * second wait. The socket's read clears it.
+     * Set when a caller learnt of readability without reading (the HTTP server's
+     * keep-alive wait, callWhenReadable()): the socket's next read that comes back empty
+     * is EOF, with no second wait. The socket's read clears it.
      */
     public bool $polled = false;
     /** cancel() was called: the socket is closed, nothing will wake a wait. */
@@ -52,6 +52,10 @@ final class Readiness
      * its tests). Only this class writes it.
      */
     public int $readWaits = 0;
+    /** What callWhenReadable() asked to run once the stream is readable. */
+    private ?\Closure $onReadable = null;
+    /** Whether $readWatcher's callback is readable(), the one that knows of $onReadable. */
+    private bool $callsBack = false;
     private readonly Scheduler $scheduler;
     private readonly Driver $driver;
 
@@ -149,5 +153,51 @@ final class Readiness
         }
 
         return \array_values(\array_filter([$this->reader, $this->writer]));
+    }
+
+    /**
+     * For a server connection that waits for its next request with no coroutine (no fiber)
+     * held: $callback runs once, from the loop, when the stream is readable, and the next
+     * read is then known not to block (the polled flag). Null forgets it (a closed socket).
+     * The read watcher stays referenced meanwhile, as during a wait. The first call
+     * replaces a watcher waitReadable() made by one whose callback knows of $callback.
+     */
+    public function callWhenReadable(?\Closure $callback): void
+    {
+        $this->onReadable = $callback;
+        if ($callback === null || $this->cancelled) {
+            return;
+        }
+        if (!$this->callsBack || $this->readWatcher === null) {
+            if ($this->readWatcher !== null) {
+                $this->driver->cancel($this->readWatcher);
+            }
+            $this->readWatcher = $this->driver->onReadable($this->stream, $this->readable(...));
+            $this->callsBack = true;
+        } else {
+            if (!$this->readWatched) {
+                $this->driver->enable($this->readWatcher);
+            }
+            if (!$this->readReferenced) {
+                $this->driver->reference($this->readWatcher);
+            }
+        }
+        $this->readWatched = $this->readReferenced = true;
+    }
+
+    /** The read watcher's callback once callWhenReadable() was called: waitReadable()'s, plus $onReadable. */
+    private function readable(int $id): void
+    {
+        if ($this->reader !== null) {
+            $this->scheduler->wake($this->reader, null, null);
+        } elseif ($this->onReadable !== null) {
+            $callback = $this->onReadable;
+            $this->onReadable = null;
+            $this->polled = true;
+            $callback();
+        } else {
+            $this->readWatched = false; // bytes nobody waits for yet: see the class comment
+            $this->driver->disable($id);
+        }
     }
 }

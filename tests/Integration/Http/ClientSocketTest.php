@@ -4,7 +4,9 @@ declare(strict_types=1);
 
 namespace Petrel\Tests\Integration\Http;
 
+use Petrel\Coroutine\Scheduler;
 use Petrel\Http\Internal\ClientSocket;
+use Petrel\Socket\ClosedException;
 use Petrel\Socket\StreamSocket;
 use Petrel\Tests\Support\AsyncTestCase;
 
@@ -12,34 +14,56 @@ use function Petrel\go;
 use function Petrel\sleep;
 
 /**
- * The HTTP server's socket: its fast paths (awaitReadable(), the kept read watcher,
+ * The HTTP server's socket: its fast paths (whenReadable(), the kept read watcher,
  * readWaits(), peerClosed()) — moved here from StreamSocket's public surface.
  */
 final class ClientSocketTest extends AsyncTestCase
 {
-    public function testAwaitReadableWaitsForBytesOrEofWithoutReading(): void
+    public function testWhenReadableCallsBackOnceOnBytesOrEofWithoutReading(): void
     {
         $this->async(function (): void {
             [$a, $b] = self::pair();
-            $waiter = go(static function () use ($a): string {
-                $a->awaitReadable();
-
-                return (string) $a->read();
+            $calls = 0;
+            $woken = Scheduler::get()->suspension();
+            $a->whenReadable(static function () use (&$calls, $woken): void {
+                ++$calls;
+                $woken->resume();
             });
             sleep(0.01);
-            self::assertFalse($waiter->isFinished(), 'nothing to read yet');
+            self::assertSame(0, $calls, 'nothing to read yet');
             $b->write('next request');
-            self::assertSame('next request', $waiter->join());
+            $woken->suspend(1.0);
+            sleep(0.01);
+            self::assertSame(1, $calls, 'once, though the bytes are still unread');
+            self::assertSame('next request', $a->read());
 
-            $b->write('x');
-            self::assertSame('x', $a->read(1));
             $b->end();
             $waits = $a->readWaits();
-            $a->awaitReadable();
-            self::assertNull($a->read(), 'readable and empty after awaitReadable() is EOF');
-            self::assertSame($waits + 1, $a->readWaits(), 'with no second wait');
+            $woken = Scheduler::get()->suspension();
+            $a->whenReadable($woken->resume(...));
+            $woken->suspend(1.0);
+            self::assertNull($a->read(), 'readable and empty after the callback is EOF');
+            self::assertSame($waits, $a->readWaits(), 'with no wait');
             $a->close();
             $b->close();
+        });
+    }
+
+    public function testACloseForgetsTheCallback(): void
+    {
+        $this->async(function (): void {
+            [$a, $b] = self::pair();
+            $called = false;
+            $a->whenReadable(static function () use (&$called): void {
+                $called = true;
+            });
+            $a->close();
+            $b->close();
+            sleep(0.01);
+            self::assertFalse($called);
+            $this->expectException(ClosedException::class);
+            $a->whenReadable(static function (): void {
+            });
         });
     }
 

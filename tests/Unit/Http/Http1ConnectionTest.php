@@ -4,9 +4,12 @@ declare(strict_types=1);
 
 namespace Petrel\Tests\Unit\Http;
 
+use Petrel\Coroutine\Scheduler;
+use Petrel\Coroutine\Suspension;
 use Petrel\Http\HttpLimits;
 use Petrel\Http\Internal\AccessLog;
 use Petrel\Http\Internal\ConnectionHost;
+use Petrel\Http\Internal\ConnectionRunners;
 use Petrel\Http\Internal\ConnectionSocket;
 use Petrel\Http\Internal\Http1Connection;
 use Petrel\Http\Internal\MemorySocket;
@@ -17,7 +20,6 @@ use Petrel\Http\ServerConfig;
 use Petrel\Socket\Socket;
 use Petrel\Tests\Support\AsyncTestCase;
 
-use function Petrel\go;
 use function Petrel\sleep;
 
 /**
@@ -33,6 +35,10 @@ final class Http1ConnectionTest extends AsyncTestCase
     /** @var list<string> */
     private array $logged = [];
     private bool $stopping = false;
+    /** @var array<int, true> connections whose end the host heard of, by id */
+    private array $closed = [];
+    private ?Suspension $closing = null;
+    private ?ConnectionRunners $runners = null;
 
     public function testKeepAliveWholeByteByByteAndInRandomSplits(): void
     {
@@ -71,12 +77,12 @@ final class Http1ConnectionTest extends AsyncTestCase
         $this->async(function (): void {
             $socket = new MemorySocket(["POST /up HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n"]);
             $connection = $this->connection($socket, self::echoPath(...));
-            $running = go($connection->run(...));
+            $connection->start();
             self::waitFor(static fn (): bool => $socket->written() !== '');
             self::assertSame("HTTP/1.1 100 Continue\r\n\r\n", $socket->written());
             $socket->feed('hello');
             $socket->feedEnd();
-            $running->join();
+            $this->waitClosed($connection);
             self::assertSame('POST /up hello', self::parse(\substr($socket->written(), 25))[0]['body']);
         });
     }
@@ -123,8 +129,9 @@ final class Http1ConnectionTest extends AsyncTestCase
                 return Response::text('ok');
             };
             $socket = new MemorySocket([\str_repeat("GET / HTTP/1.1\r\nHost: x\r\n\r\n", 20)], true);
-            $running = go($this->connection($socket, $handler)->run(...));
-            while (!$running->isFinished()) {
+            $connection = $this->connection($socket, $handler);
+            $connection->start();
+            while (!isset($this->closed[1])) {
                 $seen[] = $served;
                 sleep(0);
             }
@@ -139,7 +146,7 @@ final class Http1ConnectionTest extends AsyncTestCase
             $config = new ServerConfig(headerTimeout: 100.0, bodyTimeout: 200.0, idleTimeout: 300.0, writeTimeout: 400.0);
             $socket = new MemorySocket();
             $connection = $this->connection($socket, self::echoPath(...), $config);
-            $running = go($connection->run(...));
+            $connection->start();
             $left = static fn (): float => $connection->deadline - \hrtime(true) * 1e-9;
             sleep(0);
             self::assertEqualsWithDelta(100.0, $left(), 1.0, 'new: the header timeout');
@@ -156,7 +163,7 @@ final class Http1ConnectionTest extends AsyncTestCase
             self::assertEqualsWithDelta(300.0, $left(), 1.0, 'answered: the idle timeout');
             self::assertTrue($connection->isIdle());
             $socket->feedEnd();
-            $running->join();
+            $this->waitClosed($connection);
         });
     }
 
@@ -207,13 +214,13 @@ final class Http1ConnectionTest extends AsyncTestCase
             };
             $socket = new MemorySocket(["GET / HTTP/1.1\r\nHost: x\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\nearly"]);
             $connection = $this->connection($socket, $handler);
-            $running = go($connection->run(...));
+            $connection->start();
             self::waitFor(static fn (): bool => $got === null && $socket->written() !== '');
             sleep(0);
             self::assertSame(\INF, $connection->deadline, 'no HTTP deadline once upgraded');
             self::assertFalse($connection->isIdle(), 'never evicted as idle');
             $socket->feed('late');
-            $running->join();
+            $this->waitClosed($connection);
             self::assertSame([$socket, 'early', 'late'], $got);
             self::assertStringStartsWith("HTTP/1.1 101 Switching Protocols\r\n", $socket->written());
             self::assertStringEndsWith("\r\n\r\nafter", $socket->written());
@@ -238,6 +245,7 @@ final class Http1ConnectionTest extends AsyncTestCase
             $socket = new MemorySocket(["GET / HTTP/1.1\r\nHost: x\r\n\r\n"], true);
             $connection = $this->connection($socket, self::echoPath(...));
             $connection->reject();
+            self::assertTrue(isset($this->closed[1]), 'the host heard of its end');
             $response = self::parse($socket->written())[0];
             self::assertSame(503, $response['status']);
             self::assertSame('close', $response['connection']);
@@ -256,7 +264,8 @@ final class Http1ConnectionTest extends AsyncTestCase
     {
         $socket = new MemorySocket($chunks, $end);
         $connection = $this->connection($socket, $handler, $config);
-        $connection->run();
+        $connection->start();
+        $this->waitClosed($connection);
 
         return [$socket, $connection];
     }
@@ -287,6 +296,11 @@ final class Http1ConnectionTest extends AsyncTestCase
                 return null;
             }
 
+            public function runners(): ConnectionRunners
+            {
+                return $this->test->runners();
+            }
+
             public function isStopping(): bool
             {
                 return $this->test->isStopping();
@@ -300,6 +314,11 @@ final class Http1ConnectionTest extends AsyncTestCase
             public function logError(\Throwable $error, Request $request): void
             {
                 $this->test->log($error->getMessage());
+            }
+
+            public function connectionClosed(Http1Connection $connection): void
+            {
+                $this->test->closed($connection->id);
             }
         };
 
@@ -316,6 +335,48 @@ final class Http1ConnectionTest extends AsyncTestCase
     public function log(string $message): void
     {
         $this->logged[] = $message;
+    }
+
+    /** @internal for the fake host: one set of runners per test, stopped by async() */
+    public function runners(): ConnectionRunners
+    {
+        return $this->runners ??= new ConnectionRunners();
+    }
+
+    protected function async(\Closure $test, float $timeout = 10.0): mixed
+    {
+        return parent::async(function () use ($test): mixed {
+            try {
+                return $test();
+            } finally {
+                $this->runners?->stop();
+                $this->runners = null;
+                while (\count(Scheduler::get()->coroutines()) > 1) {
+                    sleep(0); // the runners end: only this one is left
+                }
+            }
+        }, $timeout);
+    }
+
+    /** @internal for the fake host: connectionClosed() */
+    public function closed(int $id): void
+    {
+        self::assertArrayNotHasKey($id, $this->closed, 'connectionClosed() once');
+        $this->closed[$id] = true;
+        $this->closing?->resume();
+    }
+
+    private function waitClosed(Http1Connection $connection): void
+    {
+        if (!isset($this->closed[$connection->id])) {
+            $this->closing = Scheduler::get()->suspension();
+            try {
+                $this->closing->suspend(5.0);
+            } finally {
+                $this->closing = null;
+            }
+        }
+        unset($this->closed[$connection->id]); // the next serve() reuses the id
     }
 
     private static function echoPath(Request $request): Response
