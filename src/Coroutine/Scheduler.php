@@ -19,13 +19,15 @@ use Throwable;
  * next spawn, because creating a Fiber maps a fresh stack (~57k/s here) while switching to
  * an existing one is cheap (~4M/s). spawn() starts the coroutine at once, until it first
  * suspends. A coroutine woken from inside another coroutine is queued and resumed by the
- * loop, never nested; one woken from a loop callback is resumed directly.
+ * loop, never nested; one woken from a loop callback is resumed directly. A client's
+ * coroutine so resumed by its socket's read callback may wait for its next reply in
+ * place (awaitReadable()) when the loop has nothing else to do.
  *
  * Code outside any coroutine (the "main" context: a script, a test, a php-fpm request) may
  * call suspending functions too: the loop then runs until that call is woken. If nothing
  * could ever wake it, a DeadlockError lists every suspended coroutine and where it waits.
  *
- * Why one class of ~400 lines: spawn, suspend, wake and the fiber switch are the hottest
+ * Why one class of ~480 lines: spawn, suspend, wake and the fiber switch are the hottest
  * path of every request (each wait of every socket goes through them), and splitting them
  * into collaborators adds a call to each, ~150 instructions apiece (measured with
  * bench/micro/http-instructions.sh). What is not on that path lives elsewhere already
@@ -46,6 +48,13 @@ final class Scheduler
     private array $ready = [];
     private bool $drainScheduled = false;
     private ?Coroutine $current = null;
+    /**
+     * The fiber a loop callback resumed with wakeLast() (as its last act), while it runs:
+     * behind it the loop has nothing pending that it could not see. See awaitReadable().
+     *
+     * @var Fiber<mixed, mixed, mixed, mixed>|null
+     */
+    private ?Fiber $resumedLast = null;
     private readonly Coroutine $main;
     private int $lastId = 0;
     private int $lastScope = 0;
@@ -309,6 +318,43 @@ final class Scheduler
         }
 
         return true;
+    }
+
+    /**
+     * @internal wake($suspension) for a loop callback that does nothing after it (a socket's
+     * read callback): what the coroutine does next is what the loop would do next, so it
+     * may wait for a stream in place (awaitReadable()).
+     */
+    public function wakeLast(Suspension $suspension): void
+    {
+        $previous = $this->resumedLast;
+        $this->resumedLast = $suspension->coroutine->fiber;
+        try {
+            $this->wake($suspension, null, null);
+        } finally {
+            $this->resumedLast = $previous;
+        }
+    }
+
+    /**
+     * @internal Waits for the readable watcher $id in place, without suspending, when the
+     * running code is what the loop would run next anyway: a coroutine resumed by
+     * wakeLast() (not one it spawned meanwhile: the spawner waits behind it) or the main
+     * context outside the loop. Then the loop's tick would only wait and run $id's
+     * callback, which resumes this; Driver::awaitReadable() checks that it would (nothing
+     * queued, no timer due, no other stream ready) and waits. False: suspend as usual.
+     * Saves the suspension, two fiber switches and the loop's turn per reply awaited.
+     */
+    public function awaitReadable(int $id): bool
+    {
+        $coroutine = $this->current ?? $this->main;
+        if ($coroutine->cancelled !== null || $coroutine->expired !== []
+            || ($coroutine->fiber === null ? $this->driver->isRunning() : $coroutine->fiber !== $this->resumedLast)
+        ) {
+            return false;
+        }
+
+        return $this->driver->awaitReadable($id);
     }
 
     private function enqueue(Coroutine $coroutine): void

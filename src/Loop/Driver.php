@@ -71,6 +71,18 @@ interface Driver
     /** Runs ticks until no enabled referenced watcher remains or stop() is called. */
     public function run(): void;
 
+    /**
+     * Waits here, running no callback, until the stream of the enabled readable watcher $id
+     * is readable, if that is all the next tick would do: true then. False (at once, or
+     * after the wait) when the tick would do anything else first or too: a deferred
+     * callback is queued, a timer is due, another watched stream is ready, a signal came,
+     * stop() was called. The caller then goes the usual way (it suspends; the loop runs
+     * its callback). It is for code the loop would run next anyway: a coroutine that a
+     * stream callback resumed as its last act, or the main context outside run() (see
+     * Coroutine\Scheduler::awaitReadable()). A driver may always return false.
+     */
+    public function awaitReadable(int $id): bool;
+
     /** Makes run() return after the callback that is running (or at once between ticks). */
     public function stop(): void;
 

@@ -142,6 +142,11 @@ final class EpollDriver implements Driver
         $this->loop->run();
     }
 
+    public function awaitReadable(int $id): bool
+    {
+        return $this->loop->awaitReadable($id);
+    }
+
     public function stop(): void
     {
         $this->loop->stop();

@@ -87,6 +87,11 @@ final class StreamSelectDriver implements Driver
         $this->loop->run();
     }
 
+    public function awaitReadable(int $id): bool
+    {
+        return $this->loop->awaitReadable($id);
+    }
+
     public function stop(): void
     {
         $this->loop->stop();

@@ -115,6 +115,11 @@ final class TracingDriver implements Driver
         }
     }
 
+    public function awaitReadable(int $id): bool
+    {
+        return $this->driver->awaitReadable($id);
+    }
+
     public function stop(): void
     {
         $this->driver->stop();

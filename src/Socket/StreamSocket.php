@@ -304,8 +304,8 @@ final class StreamSocket implements Socket
                     return $data;
                 }
             }
+            $this->readiness->waitReadable($waitFirst);
             $waitFirst = false;
-            $this->readiness->waitReadable();
             $woken = true;
         }
     }

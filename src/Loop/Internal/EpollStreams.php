@@ -54,6 +54,8 @@ final class EpollStreams implements StreamWaiter
     /** @var resource|null the signals' self-pipe, once a signal watcher made it */
     private mixed $signalStream = null;
     private Epoll $epoll;
+    /** Where awaitReadable() lets epoll_wait() write (two events at most): not $epoll->events, which a wait may be dispatching. */
+    private readonly CData $fewEvents;
     private DescriptorChannel $channel;
     /**
      * 1 while this process owns the instance, 0 in a forked child or after abandon() (see
@@ -69,6 +71,9 @@ final class EpollStreams implements StreamWaiter
         $this->mark = Libc::forkMark($ffi);
         $this->epoll = new Epoll($ffi);
         $this->channel = new DescriptorChannel($ffi);
+        $fewEvents = $ffi->new('uint32_t[8]');
+        \assert($fewEvents instanceof CData);
+        $this->fewEvents = $fewEvents;
     }
 
     public function __destruct()
@@ -239,6 +244,43 @@ final class EpollStreams implements StreamWaiter
                 $this->closeLater = [];
             }
         }
+    }
+
+    /**
+     * The wait of Driver::awaitReadable() (WatcherLoop checked its queues): one epoll_wait()
+     * on the whole interest set, bounded like the loop's own by $until and the next sweep,
+     * into a buffer of its own. True if it reports $watcher's stream alone, readable.
+     * Anything else (another stream ready: level-triggered, the loop's next wait reports it
+     * again; a signal; the time up) is false, and the loop takes over. Also false while
+     * descriptors released during a dispatch wait to be closed: only the loop closes them.
+     */
+    public function awaitReadable(Watcher $watcher, float $until, SignalDispatcher $signals): bool
+    {
+        $key = (int) $watcher->value;
+        $now = \hrtime(true) * 1e-9;
+        if ($now >= $this->nextSweep) {
+            $this->sweep();
+        }
+        if ($until > $this->nextSweep) {
+            $until = $this->nextSweep;
+        }
+        if ($until <= $now || ($this->masks[$key] & Epoll::IN) === 0 || isset($this->write[$key]) || $this->closeLater !== []
+            || $signals->pending !== [] || ($this->signalPipe === null && $this->signalStream !== null)
+            || ($this->mark !== null ? $this->mark[0] === 0 : $this->pid !== \getmypid())
+        ) {
+            return false;
+        }
+        $events = $this->fewEvents;
+        if (($cell = TickCounter::$cell) !== null) {
+            $cell[0] = ++TickCounter::$count;
+        }
+        /** @phpstan-ignore-next-line FFI call */
+        $count = $this->ffi->epoll_wait($this->epoll->fd, $events, 2, (int) \ceil(($until - $now) * 1000));
+        if (($cell = TickCounter::$cell) !== null) {
+            $cell[0] = ++TickCounter::$count;
+        }
+
+        return $count === 1 && $events[$this->epoll->dataWord] === $this->fds[$key] && ($events[0] & self::READ_EVENTS) !== 0;
     }
 
     /**

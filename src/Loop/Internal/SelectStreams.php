@@ -78,7 +78,14 @@ final class SelectStreams implements StreamWaiter
         return 'stream #' . (int) $watcher->value;
     }
 
+    /** Always false: a select() of one stream would cost as much as the loop's next one. */
+    public function awaitReadable(Watcher $watcher, float $until, SignalDispatcher $signals): bool
+    {
+        return false;
+    }
+
     /** stream_select() on the watched streams and the signals' self-pipe; usleep() without any. */
+
     public function wait(float $until, SignalDispatcher $signals): void
     {
         $read = $this->readStreams;

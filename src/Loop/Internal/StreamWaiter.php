@@ -47,6 +47,13 @@ interface StreamWaiter
      */
     public function wait(float $until, SignalDispatcher $signals): void;
 
+    /**
+     * Driver::awaitReadable() once WatcherLoop found nothing queued: waits until $watcher's
+     * stream is readable, or $until, or anything else is ready; true if its stream alone is
+     * readable (a waiter that cannot tell may return false at once).
+     */
+    public function awaitReadable(Watcher $watcher, float $until, SignalDispatcher $signals): bool;
+
     /** The detail of a readable or writable watcher for Driver::watchers(). */
     public function describe(Watcher $watcher): string;
 }

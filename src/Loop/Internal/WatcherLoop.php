@@ -175,6 +175,17 @@ final class WatcherLoop
         }
     }
 
+    /** See Driver::awaitReadable(): the loop's queues here, the streams in the StreamWaiter. */
+    public function awaitReadable(int $id): bool
+    {
+        $watcher = $this->watchers[$id] ?? null;
+        if ($watcher === null || !$watcher->enabled || $watcher->type !== Watcher::READABLE || $this->deferQueue !== [] || $this->stopping) {
+            return false;
+        }
+
+        return $this->streams->awaitReadable($watcher, $this->timers->nextDue, $this->signals);
+    }
+
     public function stop(): void
     {
         if ($this->running) {

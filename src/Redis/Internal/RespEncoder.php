@@ -34,15 +34,24 @@ final class RespEncoder
      */
     public static function encode(array $command, int|string|null $pipelineIndex = null): string
     {
-        if ($command === []) {
+        $count = \count($command);
+        if ($count === 2 && \is_string($name = $command[0] ?? null) && \is_string($key = $command[1] ?? null)) {
+            // GET key, INCR key…: one string built at once instead of one append per argument.
+            $nameLength = \strlen($name);
+            $keyLength = \strlen($key);
+
+            return "*2\r\n\${$nameLength}\r\n{$name}\r\n\${$keyLength}\r\n{$key}\r\n";
+        }
+        if ($count === 0) {
             throw new \ValueError(self::where($pipelineIndex) . 'a Redis command needs at least a name, [] given');
         }
-        $out = '*' . count($command) . "\r\n";
+        $out = "*{$count}\r\n";
         foreach ($command as $position => $arg) {
-            if (!is_string($arg)) {
+            if (!\is_string($arg)) {
                 $arg = self::text($arg, $position, $command, $pipelineIndex);
             }
-            $out .= '$' . strlen($arg) . "\r\n" . $arg . "\r\n";
+            $length = \strlen($arg);
+            $out .= "\${$length}\r\n{$arg}\r\n";
         }
 
         return $out;

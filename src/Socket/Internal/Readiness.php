@@ -81,32 +81,43 @@ final class Readiness
 
     /**
      * Once per read that finds nothing (per request on a keep-alive connection): one
-     * suspension reused from wait to wait, and the Scheduler's own suspend() and wake()
-     * called directly, what Suspension::suspend() and resume() would do with a call more.
+     * suspension reused from wait to wait, and the Scheduler's own suspend() called
+     * directly, what Suspension::suspend() would do with a call more.
+     *
+     * $soon: bytes are due soon (the reply to a request just written): wait for them in
+     * place when the loop has nothing else to do (Scheduler::awaitReadable()). Not for a
+     * server's connection, whose client may think for long while other connections talk.
      */
-    public function waitReadable(): void
+    public function waitReadable(bool $soon = false): void
     {
         ++$this->readWaits;
-        $suspension = $this->readSuspension = $this->scheduler->suspensionAgain($this->readSuspension);
         if ($this->readWatcher === null) {
             $this->readWatcher = $this->driver->onReadable($this->stream, function (int $id): void {
                 if ($this->reader !== null) {
-                    $this->scheduler->wake($this->reader, null, null);
+                    $this->scheduler->wakeLast($this->reader);
                 } else {
                     $this->readWatched = false; // bytes nobody waits for yet: see the class comment
                     $this->driver->disable($id);
                 }
             });
-        } else {
-            if (!$this->readWatched) {
-                $this->driver->enable($this->readWatcher);
-            }
-            if (!$this->readReferenced) {
-                $this->driver->reference($this->readWatcher);
-            }
+            $this->readReferenced = true;
+        } elseif (!$this->readWatched) {
+            $this->driver->enable($this->readWatcher);
         }
-        $this->readWatched = $this->readReferenced = true;
-        $this->reader = $suspension;
+        $this->readWatched = true;
+        if ($soon && $this->scheduler->awaitReadable($this->readWatcher)) {
+            if ($this->readReferenced && !$this->keepReadWatcher) {
+                $this->readReferenced = false;
+                $this->driver->unreference($this->readWatcher);
+            }
+
+            return;
+        }
+        if (!$this->readReferenced) {
+            $this->readReferenced = true;
+            $this->driver->reference($this->readWatcher);
+        }
+        $suspension = $this->reader = $this->readSuspension = $this->scheduler->suspensionAgain($this->readSuspension);
         try {
             $this->scheduler->suspend($suspension, null);
         } finally {

@@ -68,6 +68,66 @@ final class EpollDriverTest extends DriverTestCase
         $this->assertRegistrationFires($loop, $id, $b, $runs, "the child's wait or cancel() touched the parent's registration");
     }
 
+    public function testAwaitReadableWaitsForItsStreamAloneAndRunsNoCallback(): void
+    {
+        $loop = $this->createDriver();
+        $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
+        self::assertNotFalse($pair);
+        [$a, $b] = $pair;
+        $calls = 0;
+        $id = $loop->onReadable($a, static function () use (&$calls): void {
+            $calls++;
+        });
+        \fwrite($b, 'reply');
+        self::assertTrue($loop->awaitReadable($id), 'its stream alone is readable and nothing else is due');
+        self::assertSame(0, $calls, 'the caller reads; the callback does not run');
+
+        $timer = $loop->delay(0.05, static function (): void {
+        });
+        \fread($a, 10);
+        $start = \hrtime(true);
+        self::assertFalse($loop->awaitReadable($id), 'the timer came due first');
+        self::assertGreaterThanOrEqual(0.04, (\hrtime(true) - $start) / 1e9, 'it waited until the timer was due');
+        $loop->cancel($timer);
+        $loop->cancel($id);
+        \fclose($a);
+        \fclose($b);
+    }
+
+    public function testAwaitReadableIsFalseWhenTheNextTickWouldDoMore(): void
+    {
+        $loop = $this->createDriver();
+        $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
+        $other = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
+        self::assertNotFalse($pair);
+        self::assertNotFalse($other);
+        $noop = static function (): void {
+        };
+        $id = $loop->onReadable($pair[0], $noop);
+        \fwrite($pair[1], 'reply');
+
+        $defer = $loop->defer($noop);
+        self::assertFalse($loop->awaitReadable($id), 'a deferred callback is queued');
+        $loop->cancel($defer);
+
+        $timer = $loop->delay(0.0, $noop);
+        \usleep(1000);
+        self::assertFalse($loop->awaitReadable($id), 'a timer is due');
+        $loop->cancel($timer);
+
+        $otherId = $loop->onReadable($other[0], $noop);
+        \fwrite($other[1], 'x');
+        self::assertFalse($loop->awaitReadable($id), 'another watched stream is ready');
+        $loop->cancel($otherId);
+
+        $loop->disable($id);
+        self::assertFalse($loop->awaitReadable($id), 'a disabled watcher');
+        $loop->enable($id);
+        self::assertFalse($loop->awaitReadable($id + 1000), 'no such watcher');
+        self::assertTrue($loop->awaitReadable($id), 'nothing else left');
+        $loop->cancel($id);
+    }
+
     public function testReadInterestOutlivesADisabledWatcherUntilBytesArriveUnread(): void
     {
         $loop = $this->createDriver();
