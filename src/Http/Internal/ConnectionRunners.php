@@ -17,8 +17,8 @@ use Petrel\Coroutine\Suspension;
  * of them waits on something else (a query), that runner stays with it and the next idle
  * runner (or a new one) takes the rest. So 1,000 keep-alive clients of a hello handler
  * are served by one or two fibers, not by 1,000, with one fiber switch per loop turn
- * instead of one per request (~2,600 instructions less per request at 50 connections;
- * but ~9,600 more with a single client, where each turn has one request: the deferred
+ * instead of one per request (~2,650 instructions less per request at 50 connections;
+ * but ~8,300 more with a single client, where each turn has one request: the deferred
  * callback costs more than the switch it saves; bench/micro/http-instructions.sh).
  *
  * An idle runner waits on a Suspension it reuses. The Scheduler's own suspend() and
@@ -53,7 +53,10 @@ final class ConnectionRunners
     public function run(Http1Connection $connection): void
     {
         $this->ready[] = $connection;
-        $this->schedule();
+        if (!$this->scheduled) { // schedule(), inline: once per request
+            $this->scheduled = true;
+            $this->scheduler->driver->defer($this->dispatch);
+        }
     }
 
     /** Ends the idle runners, and each busy one once its connection is done. */

@@ -300,7 +300,13 @@ final class WatcherLoop
                 if (!$watcher->enabled) {
                     continue;
                 }
-                $this->cancel($id);
+                // cancel($id) for an enabled deferred watcher, without its three calls (a
+                // deferred callback runs per loop turn under load: the HTTP runners' dispatch).
+                $watcher->enabled = false;
+                unset($this->watchers[$id]);
+                if ($watcher->referenced) {
+                    --$this->referenced;
+                }
                 ($watcher->callback)($id);
             }
         } finally {
