@@ -17,8 +17,8 @@ use Petrel\Coroutine\Suspension;
  * of them waits on something else (a query), that runner stays with it and the next idle
  * runner (or a new one) takes the rest. So 1,000 keep-alive clients of a hello handler
  * are served by one or two fibers, not by 1,000, with one fiber switch per loop turn
- * instead of one per request (~2,650 instructions less per request at 50 connections;
- * but ~8,300 more with a single client, where each turn has one request: the deferred
+ * instead of one per request (~3,800 instructions less per request at 50 connections;
+ * but ~7,200 more with a single client, where each turn has one request: the deferred
  * callback costs more than the switch it saves; bench/micro/http-instructions.sh).
  *
  * An idle runner waits on a Suspension it reuses. The Scheduler's own suspend() and
@@ -47,16 +47,23 @@ final class ConnectionRunners
     }
 
     /**
-     * Has a runner call $connection->serve(), from the loop (a deferred callback): those
-     * that become ready in one loop turn are served one after the other on one runner.
+     * The closure that has a runner call $connection->serve(), from the loop (a deferred
+     * callback): connections that become ready in one loop turn are served one after the
+     * other on one runner. Made once per connection: the socket of a parked connection
+     * calls it directly when the client's bytes come, a call less per request than a
+     * callback that would call a method here.
+     *
+     * @return \Closure(): void
      */
-    public function run(Http1Connection $connection): void
+    public function starter(Http1Connection $connection): \Closure
     {
-        $this->ready[] = $connection;
-        if (!$this->scheduled) { // schedule(), inline: once per request
-            $this->scheduled = true;
-            $this->scheduler->driver->defer($this->dispatch);
-        }
+        return function () use ($connection): void {
+            $this->ready[] = $connection;
+            if (!$this->scheduled) { // schedule(), inline: once per request
+                $this->scheduled = true;
+                $this->scheduler->driver->defer($this->dispatch);
+            }
+        };
     }
 
     /** Ends the idle runners, and each busy one once its connection is done. */

@@ -83,9 +83,9 @@ final class Http1Connection
     private readonly ServerConfig $config;
     private readonly RequestParser $parser;
     private readonly ResponseEncoder $encoder;
-    private readonly ConnectionRunners $runners;
     /**
-     * start(...), made once (a first-class callable is a new Closure each time); null once
+     * Queues this connection for a runner (ConnectionRunners::starter(), made once): start()
+     * calls it, and so does the socket when a parked connection's client sends. Null once
      * closed, so that the connection does not hold itself in a cycle.
      */
     private ?\Closure $resume;
@@ -102,8 +102,7 @@ final class Http1Connection
         $this->config = $config = $host->config();
         $this->parser = new RequestParser($config->limits, $socket->getRemoteAddress());
         $this->encoder = $host->encoder();
-        $this->runners = $host->runners();
-        $this->resume = $this->start(...);
+        $this->resume = $host->runners()->starter($this);
         $this->accessLog = $host->accessLog();
         $this->maxRequests = $config->maxRequestsPerConnection;
         $this->writeTimeout = $config->writeTimeout;
@@ -113,13 +112,12 @@ final class Http1Connection
         $this->stopping = $host->isStopping();
     }
 
-    /**
-     * Has a runner serve the connection (serve()); also how a parked connection continues
-     * (the socket calls it when the client's bytes come).
-     */
+    /** Has a runner serve the connection (serve()), from its accept. */
     public function start(): void
     {
-        $this->runners->run($this);
+        if ($this->resume !== null) {
+            ($this->resume)();
+        }
     }
 
     /**
@@ -138,6 +136,13 @@ final class Http1Connection
                 if (!$this->respond($request)) {
                     $this->linger = $this->linger || $this->parser->hasPartialRequest();
                     break;
+                }
+                if (!$this->parser->hasPartialRequest()) {
+                    // Nothing of a next request read (the usual keep-alive case): park now,
+                    // as readRequest() would after asking the parser again, two calls more.
+                    $this->park();
+
+                    return;
                 }
                 // A client whose next request is always there when we read (a fast load
                 // generator on another core) would keep this coroutine running: the loop
@@ -238,7 +243,7 @@ final class Http1Connection
         $config = $this->config;
         $parser = $this->parser;
         if ($this->parked) {
-            // Resumed (see below): the client's next request, or its EOF, is there to read.
+            // Resumed (see park()): the client's next request, or its EOF, is there to read.
             $this->parked = false;
             $data = $this->socket->read();
             if ($data === null) {
@@ -261,10 +266,15 @@ final class Http1Connection
                 return $request;
             }
             if (!$parser->hasPartialRequest()) {
+                if ($this->served > 0) {
+                    $this->park();
+
+                    return null;
+                }
                 if ($this->phase !== self::IDLE) {
                     $this->phase = self::IDLE;
                     $this->idleSince = \hrtime(true) * 1e-9;
-                    $this->deadline = $this->idleSince + ($this->served > 0 ? $config->idleTimeout : $config->headerTimeout);
+                    $this->deadline = $this->idleSince + $config->headerTimeout; // no request yet
                 }
                 if ($this->stopping) {
                     $this->stop(Server::STOP_GRACE);
@@ -282,25 +292,34 @@ final class Http1Connection
                 $this->socket->write(ResponseEncoder::CONTINUE);
                 $parser->continueSent();
             }
-            if ($this->phase === self::IDLE && $this->served > 0) {
-                // Between keep-alive requests the next one is rarely here yet (the client
-                // has not read our response): park until the loop says it is, instead of a
-                // read that would come back empty (a syscall), and give the coroutine back
-                // (see the class comment). The socket calls start() and a runner's serve()
-                // continues at the top of this method.
-                \assert($this->resume !== null);
-                $this->socket->whenReadable($this->resume);
-                $this->parked = true;
-                $this->coroutine = null;
-
-                return null;
-            }
             $data = $this->socket->read();
             if ($data === null) {
                 return null;
             }
             $parser->feed($data);
         }
+    }
+
+    /**
+     * Between keep-alive requests the next one is rarely here yet (the client has not read
+     * our response): wait until the loop says it is, instead of a read that would come back
+     * empty (a syscall), and give the coroutine back (see the class comment). The socket
+     * calls $resume, and a runner's serve() continues at the top of readRequest().
+     */
+    private function park(): void
+    {
+        if ($this->phase !== self::IDLE) {
+            $this->phase = self::IDLE;
+            $this->idleSince = \hrtime(true) * 1e-9;
+            $this->deadline = $this->idleSince + $this->config->idleTimeout;
+        }
+        if ($this->stopping) {
+            $this->stop(Server::STOP_GRACE);
+        }
+        \assert($this->resume !== null);
+        $this->socket->whenReadable($this->resume);
+        $this->parked = true;
+        $this->coroutine = null;
     }
 
     /** Writes the response; returns whether the connection stays open for another request. */
