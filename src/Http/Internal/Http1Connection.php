@@ -41,6 +41,11 @@ use function Petrel\sleep;
  * and hears of its end through ConnectionHost::connectionClosed(), once, whether it ended in
  * its coroutine or was closed while parked.
  *
+ * Why one class of ~450 lines: reading, parking, responding, upgrading and lingering are
+ * one state machine over the same fields (phase, deadline, parser, socket) that the
+ * server reads; what needs none of them lives apart (RequestParser, ResponseEncoder,
+ * BodyWriter, ConnectionRunners).
+ *
  * @internal
  */
 final class Http1Connection
