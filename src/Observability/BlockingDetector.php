@@ -67,13 +67,19 @@ final class BlockingDetector
     {
         \pcntl_async_signals(true);
         \pcntl_signal(\SIGALRM, $this->onAlarm(...));
+        // A worker that exits from inside a callback (exit() in a handler, a fatal error)
+        // leaves its count even and still: without this, its shut-down would be reported
+        // as blocking, and the SIGALRM, once PHP has dropped the handler, would kill it
+        // ("killed by signal 14" instead of its exit code).
+        \register_shutdown_function($this->stop(...));
         $cells[BlockingWatchdog::TICKS] = TickCounter::$count;
         TickCounter::$cell = $cells;
     }
 
     /**
-     * Stops publishing (the loop has ended; what runs now, the shut-down, is not the loop's
-     * to report): the master stops watching this worker.
+     * Stops publishing (the loop has ended, or the process is exiting; what runs now, the
+     * shut-down, is not the loop's to report): the master stops watching this worker, and a
+     * signal it sent just before is ignored rather than fatal.
      */
     public function stop(): void
     {
@@ -81,6 +87,7 @@ final class BlockingDetector
         TickCounter::$cell = null;
         if ($cells !== null) {
             $cells[BlockingWatchdog::TICKS] = BlockingWatchdog::UNWATCHED;
+            \pcntl_signal(\SIGALRM, \SIG_IGN);
         }
     }
 
