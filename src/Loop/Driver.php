@@ -23,7 +23,11 @@ use Closure;
  * signal handler).
  *
  * Callbacks receive the watcher id first: defer, delay and repeat get (int $id); readable
- * and writable get (int $id, resource $stream); signals get (int $id, int $signal).
+ * and writable get (int $id, resource $stream, bool $more); signals get (int $id, int $signal).
+ * $more is a hint: false when, as far as the driver knows, no other stream callback runs
+ * after this one in the tick's I/O phase. A callback that batches work over the streams
+ * ready in one tick (a deferred callback to serve them all) may then do it at once. True
+ * may be said when nothing follows; a wrong false costs only that batching.
  * An exception thrown by a callback stops the loop and propagates out of run(); the loop is
  * left consistent and run() may be called again.
  *

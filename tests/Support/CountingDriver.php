@@ -7,10 +7,14 @@ namespace Petrel\Tests\Support;
 use Closure;
 use Petrel\Loop\Driver;
 
-/** A Driver that passes everything on and counts the runs of readable callbacks (loop turns a read waited for). */
+/**
+ * A Driver that passes everything on and counts the runs of readable callbacks (loop turns
+ * a read waited for) and the deferred callbacks queued.
+ */
 final class CountingDriver implements Driver
 {
     public int $readableCallbacks = 0;
+    public int $deferred = 0;
 
     public function __construct(private readonly Driver $driver)
     {
@@ -18,14 +22,16 @@ final class CountingDriver implements Driver
 
     public function onReadable(mixed $stream, Closure $callback): int
     {
-        return $this->driver->onReadable($stream, function (int $id, mixed $stream) use ($callback): void {
+        return $this->driver->onReadable($stream, function (int $id, mixed $stream, bool $more = true) use ($callback): void {
             $this->readableCallbacks++;
-            $callback($id, $stream);
+            $callback($id, $stream, $more);
         });
     }
 
     public function defer(Closure $callback): int
     {
+        $this->deferred++;
+
         return $this->driver->defer($callback);
     }
 

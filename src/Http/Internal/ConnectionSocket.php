@@ -20,8 +20,10 @@ interface ConnectionSocket extends Socket
      * or EOF), without reading and without a coroutine waiting: for a keep-alive connection
      * right after a response is written, when the client has not even seen it, so a read
      * would come back empty and cost a syscall to learn it. Closing the socket forgets it.
+     * $callback is passed whether other stream callbacks may follow it in the loop's tick
+     * (Loop\Driver's $more hint; true when the socket cannot tell).
      *
-     * @param \Closure(): void $callback
+     * @param \Closure(bool): void $callback
      * @throws \Petrel\Socket\ClosedException if the socket is closed
      */
     public function whenReadable(\Closure $callback): void;

@@ -29,7 +29,7 @@ final class MemorySocket implements ConnectionSocket
     private string $lineBuffer = '';
     private int $bytesRead = 0;
     private ?Suspension $reader = null;
-    /** @var (\Closure(): void)|null whenReadable()'s */
+    /** @var (\Closure(bool): void)|null whenReadable()'s */
     private ?\Closure $onReadable = null;
 
     /** @param list<string> $chunks the client's first bytes */
@@ -201,7 +201,7 @@ final class MemorySocket implements ConnectionSocket
             $callback = $this->onReadable;
             $this->onReadable = null;
             Scheduler::get()->driver->defer(static function () use ($callback): void {
-                $callback();
+                $callback(true); // the hint of a loop that cannot tell
             });
         }
     }

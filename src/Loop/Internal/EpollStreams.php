@@ -225,18 +225,22 @@ final class EpollStreams implements StreamWaiter
                     if (!\is_resource($stream)) {
                         throw self::closedError();
                     }
+                    // $more (see Driver): another event follows, or a writable one is due.
+                    $more = $i + 1 < $count || $writable !== [];
                     foreach ($this->read[$key] as $watcher) {
                         if ($watcher->enabled) {
-                            ($watcher->callback)($watcher->id, $stream);
+                            ($watcher->callback)($watcher->id, $stream, $more);
                         }
                     }
                 }
             }
+            $left = \count($writable);
             foreach ($writable as $key) {
                 $stream = $this->streams[$key] ?? null;
+                --$left;
                 foreach ($this->write[$key] ?? [] as $watcher) {
                     if ($watcher->enabled) {
-                        ($watcher->callback)($watcher->id, \is_resource($stream) ? $stream : throw self::closedError());
+                        ($watcher->callback)($watcher->id, \is_resource($stream) ? $stream : throw self::closedError(), $left > 0);
                     }
                 }
             }

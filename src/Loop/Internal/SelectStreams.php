@@ -142,17 +142,20 @@ final class SelectStreams implements StreamWaiter
             return; // timeout, or interrupted by a signal (EINTR)
         }
         unset($read[-1]);
+        $left = \count($read) + \count($write); // for $more (see Driver)
         foreach ($read as $key => $stream) {
+            --$left;
             foreach ($this->readWatchers[$key] ?? [] as $watcher) {
                 if ($watcher->enabled) {
-                    ($watcher->callback)($watcher->id, $stream);
+                    ($watcher->callback)($watcher->id, $stream, $left > 0);
                 }
             }
         }
         foreach ($write as $key => $stream) {
+            --$left;
             foreach ($this->writeWatchers[$key] ?? [] as $watcher) {
                 if ($watcher->enabled) {
-                    ($watcher->callback)($watcher->id, $stream);
+                    ($watcher->callback)($watcher->id, $stream, $left > 0);
                 }
             }
         }

@@ -52,7 +52,11 @@ final class Readiness
      * its tests). Only this class writes it.
      */
     public int $readWaits = 0;
-    /** What callWhenReadable() asked to run once the stream is readable. */
+    /**
+     * What callWhenReadable() asked to run once the stream is readable.
+     *
+     * @var (\Closure(bool): void)|null
+     */
     private ?\Closure $onReadable = null;
     /** Whether $readWatcher's callback is readable(), the one that knows of $onReadable. */
     private bool $callsBack = false;
@@ -169,7 +173,11 @@ final class Readiness
     /**
      * For a server connection that waits for its next request with no coroutine (no fiber)
      * held: $callback runs once, from the loop, when the stream is readable, and the next
-     * read is then known not to block (the polled flag). Null forgets it (a closed socket).
+     * read is then known not to block (the polled flag). It gets the loop's hint whether
+     * other stream callbacks follow in this tick (Loop\Driver's $more). Null forgets it (a
+     * closed socket).
+     *
+     * @param (\Closure(bool): void)|null $callback
      * The read watcher stays referenced meanwhile, as during a wait. The first call
      * replaces a watcher waitReadable() made by one whose callback knows of $callback.
      */
@@ -196,8 +204,11 @@ final class Readiness
         $this->readWatched = $this->readReferenced = true;
     }
 
-    /** The read watcher's callback once callWhenReadable() was called: waitReadable()'s, plus $onReadable. */
-    private function readable(int $id): void
+    /**
+     * The read watcher's callback once callWhenReadable() was called: waitReadable()'s, plus
+     * $onReadable, which is passed the loop's $more hint (see Loop\Driver).
+     */
+    private function readable(int $id, mixed $stream, bool $more = true): void
     {
         if ($this->reader !== null) {
             $this->scheduler->wake($this->reader, null, null);
@@ -205,7 +216,7 @@ final class Readiness
             $callback = $this->onReadable;
             $this->onReadable = null;
             $this->polled = true;
-            $callback();
+            $callback($more);
         } else {
             $this->readWatched = false; // bytes nobody waits for yet: see the class comment
             $this->driver->disable($id);

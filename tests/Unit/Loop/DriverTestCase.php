@@ -174,6 +174,50 @@ abstract class DriverTestCase extends TestCase
         self::assertSame(['one', 'two'], $runs);
     }
 
+    /** Driver's $more: true while other stream callbacks of the tick follow, false for the last. */
+    public function testStreamCallbacksAreToldWhetherMoreFollowInTheTick(): void
+    {
+        $streams = [];
+        for ($i = 0; $i < 3; $i++) {
+            [$a, $b] = $this->pair();
+            \fwrite($b, 'x');
+            $streams[] = [$a, $b];
+        }
+        $more = [];
+        foreach ($streams as [$a]) {
+            $this->loop->onReadable($a, function (int $id, $stream, bool $hint) use (&$more): void {
+                $more[] = $hint;
+                $this->loop->cancel($id);
+            });
+        }
+        $this->loop->run();
+        self::assertSame([true, true, false], $more, 'three streams ready in one tick');
+
+        $more = [];
+        [$a, $b] = $this->pair();
+        \fwrite($b, 'x');
+        $this->loop->onReadable($a, function (int $id, $stream, bool $hint) use (&$more): void {
+            $more[] = "readable {$hint}";
+            $this->loop->cancel($id);
+        });
+        $this->loop->onWritable($b, function (int $id, $stream, bool $hint) use (&$more): void {
+            $more[] = "writable {$hint}";
+            $this->loop->cancel($id);
+        });
+        $this->loop->run();
+        self::assertSame(['readable 1', 'writable '], $more, 'a readable stream, then a writable one, in one tick');
+
+        $more = [];
+        [$a, $b] = $this->pair();
+        \fwrite($b, 'x');
+        $this->loop->onReadable($a, function (int $id, $stream, bool $hint) use (&$more): void {
+            $more[] = $hint;
+            $this->loop->cancel($id);
+        });
+        $this->loop->run();
+        self::assertSame([false], $more, 'a lone ready stream');
+    }
+
     public function testStopReturnsFromRun(): void
     {
         $ticks = 0;
