@@ -209,6 +209,28 @@ final class Server implements ConnectionHost
     }
 
     /**
+     * The requests whose handler is running now (started and not returned; in sync mode not
+     * those waiting for their turn), by the id of the coroutine running it: for a worker
+     * that dies of a fatal error to answer the one that killed it (Console\Internal\
+     * FatalErrorResponder). Found from the connections when asked, so that serving a
+     * request pays nothing for it.
+     *
+     * @return array<int, Request>
+     */
+    public function requestsInHandlers(): array
+    {
+        $requests = [];
+        foreach ($this->connections as $connection) {
+            $handler = $connection->coroutine?->child;
+            if ($handler !== null && $connection->request !== null) {
+                $requests[$handler->id] = $connection->request;
+            }
+        }
+
+        return $requests;
+    }
+
+    /**
      * Requests answered, connections open (served, rejected or being evicted), and since
      * start: connections turned away with a 503 at the cap, idle ones closed to make room.
      *

@@ -85,6 +85,28 @@ final class MemoryLimitTest extends AsyncTestCase
         self::assertSame(0, $server->stop());
     }
 
+    public function testAmongRequestsInFlightTheOneThatDiedGetsThe500(): void
+    {
+        $server = (new PetrelProcess(self::APP, ['--workers=1', '--memory-limit=64M']))->start();
+        PetrelProcess::waitFor(static fn () => \count($server->workerPids()) === 1, 10, 'a ready worker');
+        [$response, $slow] = $this->async(static function () use ($server): array {
+            $slow = go(static function () use ($server): string {
+                try {
+                    return (string) RawHttp::get($server->address, '/sleep?ms=3000')->status;
+                } catch (\RuntimeException | SocketException $lost) {
+                    return 'lost';
+                }
+            });
+            \Petrel\sleep(0.3); // its handler is asleep in the worker
+
+            return [RawHttp::get($server->address, '/allocate?mb=100'), $slow->join()];
+        }, 15.0);
+        self::assertSame(500, $response->status, 'the request that passed the limit');
+        self::assertSame('lost', $slow, 'the sleeping one is lost with the worker');
+        self::assertStringContainsString('worker 1: GET /allocate?mb=100 exceeded memory_limit 64M; restarting', $server->log());
+        self::assertSame(0, $server->stop());
+    }
+
     public function testMaxMemoryBelowWhatAWorkerNeedsAtBootIsRefused(): void
     {
         $output = PetrelProcess::runCli(['start', self::APP, '--workers=1', '--max-memory=1M', '--listen=127.0.0.1:' . PetrelProcess::freePort(), '--pid-file=' . \sys_get_temp_dir() . '/petrel-memory-test-' . \getmypid() . '.pid'], $code);

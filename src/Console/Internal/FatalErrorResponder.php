@@ -5,50 +5,35 @@ declare(strict_types=1);
 namespace Petrel\Console\Internal;
 
 use Petrel\Coroutine\Scheduler;
-use Petrel\Http\Request;
-use Petrel\Http\RequestHandler;
-use Petrel\Http\Response;
+use Petrel\Http\Server;
 use Petrel\Process\WorkerContext;
 
 /**
- * Outermost request handler of a worker: it remembers which requests are inside the APP
- * (by coroutine) so that, when one of them dies of a fatal error — "Allowed memory size
- * exhausted" above all, which no catch can handle — its client still gets
+ * A worker's answer to a request that dies of a fatal error — "Allowed memory size
+ * exhausted" above all, which no catch can handle: its client still gets
  * `500 Internal Server Error` instead of a reset connection, one line names the request,
  * and the master restarts the worker at once (it was healthy: no crash back-off).
  *
  * How: a shutdown function runs after the fatal error. The coroutine that was running is
- * still the scheduler's current one (a fatal error skips every `finally`), which names the
- * request; its connection is found among the process's open streams by the client address
- * the request carries (Request::getRemoteAddress(), set by the server from the socket), and
- * the 500 is written there with a blocking write. The handler has not returned, so nothing
- * of its response was written yet. Other in-flight requests of the worker are lost with it.
+ * still the scheduler's current one (a fatal error skips every `finally`); the server
+ * names the request whose handler that coroutine runs (Server::requestsInHandlers(), read
+ * from its connections only now: serving a request pays nothing for this). Its connection
+ * is found among the process's open streams by the client address the request carries
+ * (Request::getRemoteAddress(), set by the server from the socket), and the 500 is written
+ * there with a blocking write. The handler has not returned, so nothing of its response
+ * was written yet. Other in-flight requests of the worker are lost with it.
  *
  * @internal
  */
-final class FatalErrorResponder implements RequestHandler
+final class FatalErrorResponder
 {
     private const FATAL = \E_ERROR | \E_CORE_ERROR | \E_COMPILE_ERROR | \E_PARSE | \E_USER_ERROR;
 
-    /** @var array<int, Request> in-flight requests by the id of their coroutine */
-    private array $inFlight = [];
-
     public function __construct(
-        private readonly RequestHandler $next,
+        private readonly Server $server,
         private readonly WorkerContext $context,
         private readonly string $memoryLimit,
     ) {
-    }
-
-    public function handle(Request $request): Response
-    {
-        $id = \spl_object_id(Scheduler::get()->currentOrMain());
-        $this->inFlight[$id] = $request;
-        try {
-            return $this->next->handle($request);
-        } finally {
-            unset($this->inFlight[$id]);
-        }
     }
 
     public function register(): void
@@ -63,8 +48,9 @@ final class FatalErrorResponder implements RequestHandler
             return;
         }
         @\ini_set('memory_limit', '-1'); // the culprit's memory is still held
-        $request = $this->inFlight[\spl_object_id(Scheduler::get()->currentOrMain())]
-            ?? (\count($this->inFlight) === 1 ? \reset($this->inFlight) : null);
+        $inHandlers = $this->server->requestsInHandlers();
+        $request = $inHandlers[Scheduler::get()->currentOrMain()->id]
+            ?? (\count($inHandlers) === 1 ? \reset($inHandlers) : null);
         if ($request === false || $request === null) {
             return; // not inside a request: a crash, restarted with the usual back-off
         }

@@ -90,8 +90,6 @@ final class HttpWorker
 
             return 78;
         }
-        $handler = new FatalErrorResponder($handler, $context, $options->memoryLimit === -1 ? 'none' : RecycleTrigger::size($options->memoryLimit));
-        $handler->register();
         $metrics = new RequestMetrics();
         $server = new Server($handler, new ServerConfig(
             mode: $mode,
@@ -104,6 +102,7 @@ final class HttpWorker
             maxConnections: $options->maxConnections ?? ConnectionLimit::maximum(DriverFactory::choose(), ConnectionLimit::descriptorLimit()),
             accessLogFormat: $options->accessLogFormat,
         ), $metrics);
+        (new FatalErrorResponder($server, $context, $options->memoryLimit === -1 ? 'none' : RecycleTrigger::size($options->memoryLimit)))->register();
         if ($options->maxRequests > 0 || $options->maxMemory > 0) {
             $server->onRequest($recycle->afterRequest(...));
         }

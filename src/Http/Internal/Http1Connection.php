@@ -67,6 +67,12 @@ final class Http1Connection
     public float $idleSince;
     /** The coroutine serving it (abort() cancels it); null while parked. */
     public ?Coroutine $coroutine = null;
+    /**
+     * The request handed to the handler, until the handler returns: while $coroutine runs
+     * it in a child coroutine (Server::dispatch()), the request inside the APP (read by
+     * Server::requestsInHandlers()).
+     */
+    public ?Request $request = null;
     private int $phase = self::IDLE;
     private int $served = 0;
     /** Waiting for the client's next request with no coroutine (see readRequest()). */
@@ -330,7 +336,9 @@ final class Http1Connection
     /** Writes the response; returns whether the connection stays open for another request. */
     private function respond(Request $request): bool
     {
+        $this->request = $request;
         $response = $this->host->dispatch($request, $this->socket);
+        $this->request = null;
         $this->served++;
         // A 101 always has a Connection header (Response makes sure), so the common case
         // (none) skips asking for the status: a call less per request.
