@@ -147,7 +147,13 @@ final class PetrelProcess
         if ($this->isRunning()) {
             \proc_terminate($this->process, \SIGTERM);
         }
-        self::waitFor(fn (): bool => !$this->isRunning(), $timeout, 'bin/petrel to exit');
+        try {
+            self::waitFor(fn (): bool => !$this->isRunning(), $timeout, 'bin/petrel to exit');
+        } catch (RuntimeException $stuck) {
+            // What it was doing: the log and its processes' states, for a failure seen once.
+            $processes = (string) \shell_exec('ps -o pid,stat,etime,wchan:24,cmd --ppid ' . $this->masterPid() . ' 2>&1');
+            throw new RuntimeException("{$stuck->getMessage()}\n--- log ---\n{$this->log()}--- workers ---\n{$processes}", 0, $stuck);
+        }
         \proc_close($this->process);
         $this->process = null;
 
