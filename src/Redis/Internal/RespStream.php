@@ -42,6 +42,15 @@ final class RespStream
         try {
             $this->socket->write($payload);
             $this->socket->expectReply();
+            if (!$this->parser->hasNext()) {
+                // Nearly always: the reply comes whole in one read, and take() decodes it at once.
+                $data = $this->socket->read(self::READ_SIZE)
+                    ?? throw new RedisConnectionException("Redis at {$this->endpoint} closed the connection");
+                $reply = $this->parser->take($data);
+                if ($reply !== false) {
+                    return $reply;
+                }
+            }
             do {
                 while (!$this->parser->hasNext()) {
                     $this->receive();

@@ -15,7 +15,7 @@ use Random\Randomizer;
  * Seeded fuzzing, bounded to about a second: random RESP-like bytes and mutations of
  * valid replies. Only RedisProtocolException may escape (anything else fails the test),
  * no input may loop, values have the documented types, and the outcome does not
- * depend on how the bytes are split.
+ * depend on how the bytes are split, nor on whether they were given to take() or feed().
  */
 #[CoversClass(RespParser::class)]
 #[CoversClass(RespScalars::class)]
@@ -52,6 +52,8 @@ final class RespParserFuzzTest extends TestCase
         $split = $this->outcome(RespFeeder::split($input, $splitSeed, 5));
 
         self::assertSame($whole, $split, 'whole vs split outcome differs for ' . json_encode(bin2hex($input)));
+        $taken = RespParserTakeTest::takeOutcome([$input, $input], self::parser());
+        self::assertSame($this->outcome([$input, $input]), $taken, 'take() vs feed() outcome differs for ' . json_encode(bin2hex($input)));
     }
 
     /**
@@ -60,7 +62,7 @@ final class RespParserFuzzTest extends TestCase
      */
     private function outcome(array $chunks): array
     {
-        $outcome = RespFeeder::outcome($chunks, new RespParser(maxBulkLength: 1 << 20, maxDepth: 16));
+        $outcome = RespFeeder::outcome($chunks, self::parser());
         // Every reply takes at least 3 bytes ("_\r\n"): more replies would mean a loop.
         self::assertLessThanOrEqual(intdiv(strlen(implode('', $chunks)), 3), count($outcome['replies']));
         array_walk_recursive($outcome['replies'], static function (mixed $leaf): void {
@@ -68,6 +70,11 @@ final class RespParserFuzzTest extends TestCase
         });
 
         return $outcome;
+    }
+
+    private static function parser(): RespParser
+    {
+        return new RespParser(maxBulkLength: 1 << 20, maxDepth: 16);
     }
 
     /** @return list<string> valid streams to mutate */
