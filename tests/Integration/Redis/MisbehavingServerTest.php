@@ -7,7 +7,9 @@ namespace Petrel\Tests\Integration\Redis;
 use Closure;
 use Petrel\Redis\RedisConfig;
 use Petrel\Redis\RedisConnection;
+use Petrel\Redis\Internal\RespEncoder;
 use Petrel\Redis\RedisConnectionException;
+use Petrel\Redis\RedisException;
 use Petrel\Redis\RedisPipeline;
 use Petrel\Redis\RedisProtocolException;
 use Petrel\Socket\Socket;
@@ -15,6 +17,7 @@ use Petrel\Tests\Support\AsyncTestCase;
 use PHPUnit\Framework\Attributes\CoversClass;
 
 use function Petrel\go;
+use function Petrel\sleep;
 use function Petrel\Socket\listen;
 
 /** The client against a scripted fake server on loopback: no Redis needed. */
@@ -163,6 +166,50 @@ final class MisbehavingServerTest extends AsyncTestCase
                     });
                     self::assertSame([true, "v\r\n\0x", ['f' => '1', 'g' => '2']], $results);
                     self::assertTrue($redis->isUsable());
+                    $redis->close();
+                },
+            );
+        });
+    }
+
+    public function testGetSendsTheEncodersBytesAndReadsEveryShapeOfReply(): void
+    {
+        $key = "k\r\n\0é";
+        $this->async(function () use ($key): void {
+            $this->withServer(
+                static function (Socket $socket) use ($key): void {
+                    $command = RespEncoder::encode(['GET', $key]);
+                    $replies = [
+                        ["\$5\r\nhello\r\n"],                               // whole: RespParser::take()
+                        ["\$5\r\nhe", "llo\r\n"],                           // in two reads
+                        [">2\r\n\$10\r\ninvalidate\r\n*0\r\n\$1\r\nv\r\n"], // RESP3 push data first
+                        ["\$-1\r\n"],
+                        ["-WRONGTYPE Operation against a key\r\n"],
+                        [":1\r\n"],                                          // after the error: still usable
+                    ];
+                    foreach ($replies as $pieces) {
+                        self::assertSame($command, $socket->readExactly(\strlen($command)));
+                        foreach ($pieces as $piece) {
+                            $socket->write($piece);
+                            sleep(0.01); // lets the client read each piece on its own
+                        }
+                    }
+                    $socket->read();
+                },
+                static function (RedisConfig $config) use ($key): void {
+                    $redis = RedisConnection::connect($config);
+                    self::assertSame('hello', $redis->get($key));
+                    self::assertSame('hello', $redis->get($key));
+                    self::assertSame('v', $redis->get($key));
+                    self::assertNull($redis->get($key));
+                    try {
+                        $redis->get($key);
+                        self::fail('RedisException expected');
+                    } catch (RedisException $e) {
+                        self::assertSame('WRONGTYPE', $e->kind());
+                    }
+                    self::assertTrue($redis->isUsable());
+                    self::assertSame(1, $redis->command('GET', $key));
                     $redis->close();
                 },
             );
