@@ -258,7 +258,8 @@ final class EpollStreams implements StreamWaiter
     /**
      * The wait of Driver::awaitReadable() (WatcherLoop checked its queues): one epoll_wait()
      * on the whole interest set, bounded like the loop's own by $until and the next sweep,
-     * into a buffer of its own. True if it reports $watcher's stream alone, readable.
+     * into a buffer of its own. True if it reports $watcher's stream alone (readable, or
+     * hung up or failed, which a read then reports).
      * Anything else (another stream ready: level-triggered, the loop's next wait reports it
      * again; a signal; the time up) is false, and the loop takes over. Also false while
      * descriptors released during a dispatch wait to be closed: only the loop closes them.
@@ -273,7 +274,9 @@ final class EpollStreams implements StreamWaiter
         if ($until > $this->nextSweep) {
             $until = $this->nextSweep;
         }
-        if ($until <= $now || ($this->masks[$key] & Epoll::IN) === 0 || isset($this->write[$key]) || $this->closeLater !== []
+        // Interest in reading alone: then any event epoll reports for the stream (IN, ERR, HUP)
+        // means a read will not block, and only the event's descriptor needs reading back.
+        if ($until <= $now || $this->masks[$key] !== Epoll::IN || isset($this->write[$key]) || $this->closeLater !== []
             || $signals->pending !== [] || ($this->signalPipe === null && $this->signalStream !== null)
             || ($this->mark !== null ? $this->mark[0] === 0 : $this->pid !== \getmypid())
         ) {
@@ -289,7 +292,7 @@ final class EpollStreams implements StreamWaiter
             $cell[0] = ++TickCounter::$count;
         }
 
-        return $count === 1 && $events[$this->epoll->dataWord] === $this->fds[$key] && ($events[0] & self::READ_EVENTS) !== 0;
+        return $count === 1 && $events[$this->epoll->dataWord] === $this->fds[$key];
     }
 
     /**

@@ -94,6 +94,24 @@ final class EpollDriverTest extends DriverTestCase
         \fclose($b);
     }
 
+    public function testAwaitReadableReportsAPeerThatClosed(): void
+    {
+        $loop = $this->createDriver();
+        $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
+        self::assertNotFalse($pair);
+        [$a, $b] = $pair;
+        $id = $loop->onReadable($a, static function (): void {
+        });
+        \fclose($b);
+        $start = \hrtime(true);
+        self::assertTrue($loop->awaitReadable($id), 'a hang-up is for the reader to see');
+        self::assertLessThan(0.5, (\hrtime(true) - $start) / 1e9);
+        self::assertSame('', \fread($a, 10));
+        self::assertTrue(\feof($a));
+        $loop->cancel($id);
+        \fclose($a);
+    }
+
     public function testAwaitReadableIsFalseWhenTheNextTickWouldDoMore(): void
     {
         $loop = $this->createDriver();
@@ -119,6 +137,10 @@ final class EpollDriverTest extends DriverTestCase
         \fwrite($other[1], 'x');
         self::assertFalse($loop->awaitReadable($id), 'another watched stream is ready');
         $loop->cancel($otherId);
+
+        $writer = $loop->onWritable($pair[0], $noop);
+        self::assertFalse($loop->awaitReadable($id), 'its stream is watched for writing too');
+        $loop->cancel($writer);
 
         $loop->disable($id);
         self::assertFalse($loop->awaitReadable($id), 'a disabled watcher');
