@@ -25,11 +25,20 @@ use Throwable;
 final class RespStream
 {
     private const READ_SIZE = 65536;
+    /**
+     * The first read for a reply, while replies fit in it: the largest whose string PHP
+     * allocates from its small-size bins (3,072 bytes with the string's header). A 64 KiB
+     * read's string takes pages of its own, and shrinking it to the few bytes received
+     * costs some 400 instructions more per command. A reply that fills it switches the
+     * connection to READ_SIZE for good: values that large would pay a second read each.
+     */
+    private const SMALL_READ_SIZE = 3000;
 
     private readonly RespParser $parser;
     /** Why the stream is closed; null while it is open. */
     private ?string $closedBecause = null;
     private bool $closedByUser = false;
+    private int $firstReadSize = self::SMALL_READ_SIZE;
 
     public function __construct(private readonly StreamSocket $socket, public readonly string $endpoint)
     {
@@ -44,8 +53,11 @@ final class RespStream
             $this->socket->expectReply();
             if (!$this->parser->hasNext()) {
                 // Nearly always: the reply comes whole in one read, and take() decodes it at once.
-                $data = $this->socket->read(self::READ_SIZE)
+                $data = $this->socket->read($this->firstReadSize)
                     ?? throw new RedisConnectionException("Redis at {$this->endpoint} closed the connection");
+                if (\strlen($data) === $this->firstReadSize) {
+                    $this->firstReadSize = self::READ_SIZE;
+                }
                 $reply = $this->parser->take($data);
                 if ($reply !== false) {
                     return $reply;

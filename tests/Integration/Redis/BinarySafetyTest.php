@@ -47,6 +47,23 @@ final class BinarySafetyTest extends RedisTestCase
         });
     }
 
+    public function testRepliesAroundTheFirstReadsSizeAndSmallOnesAfter(): void
+    {
+        $this->async(function (): void {
+            $redis = $this->connect();
+            // "$NNNN\r\n" + value + "\r\n": replies of 2,999 to 3,001 bytes and larger, each
+            // followed by a small one, whichever read size the connection has come to.
+            foreach ([2990, 2991, 2992, 70_000, 5] as $length) {
+                $value = \str_repeat(\chr(97 + $length % 26), $length);
+                $redis->set('v', $value);
+                self::assertSame($value, $redis->get('v'));
+                $redis->set('small', 'x');
+                self::assertSame('x', $redis->get('small'));
+            }
+            self::assertTrue($redis->isUsable());
+        });
+    }
+
     public function testManyLargeValuesInOnePipeline(): void
     {
         $this->async(function (): void {
