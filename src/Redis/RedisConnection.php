@@ -289,17 +289,7 @@ final class RedisConnection
      */
     public function get(string $key): ?string
     {
-        $this->enter();
-        try {
-            $reply = $this->stream->request("*2\r\n\$3\r\nGET\r\n\$" . \strlen($key) . "\r\n{$key}\r\n");
-        } finally {
-            $this->use->leave();
-        }
-        if ($reply instanceof RedisErrorReply) {
-            throw RedisException::fromReply($reply);
-        }
-
-        return $reply;
+        return $this->request("*2\r\n\$3\r\nGET\r\n\$" . \strlen($key) . "\r\n{$key}\r\n");
     }
 
     /**
@@ -309,9 +299,17 @@ final class RedisConnection
      */
     private function call(array $command, ReplyShape $shape = ReplyShape::Raw): mixed
     {
+        $reply = $this->request(RespEncoder::encode($command));
+
+        return $shape === ReplyShape::Raw ? $reply : $shape->convert($reply, $this->protocol);
+    }
+
+    /** One encoded command's reply, in this coroutine's exclusive use; an error reply throws. */
+    private function request(string $payload): mixed
+    {
         $this->enter();
         try {
-            $reply = $this->stream->request(RespEncoder::encode($command));
+            $reply = $this->stream->request($payload);
         } finally {
             $this->use->leave();
         }
@@ -319,7 +317,7 @@ final class RedisConnection
             throw RedisException::fromReply($reply);
         }
 
-        return $shape === ReplyShape::Raw ? $reply : $shape->convert($reply, $this->protocol);
+        return $reply;
     }
 
     /** Marks the connection as used by the running coroutine, or says why it cannot be. */
