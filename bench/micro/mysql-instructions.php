@@ -39,6 +39,7 @@ use function Petrel\run;
 use function Petrel\Socket\listen;
 
 require __DIR__ . '/../../vendor/autoload.php';
+require __DIR__ . '/../lib/callgrind.php';
 
 const CASES = ['query' => [200, 1200], 'request' => [100, 600], 'text1' => [500, 2500], 'binary1' => [500, 2500],
     'text10k' => [2, 6], 'binary10k' => [2, 6]];
@@ -49,7 +50,7 @@ $cases = \is_string($only) ? [$only => CASES[$only] ?? exit("unknown case {$only
 if (!isset($options['loop'])) {
     printf("mysql-instructions — PHP %s, opcache %s, JIT %s\n", PHP_VERSION, ini_get('opcache.enable_cli') ? 'on' : 'off', ini_get('opcache.jit') ?: 'off');
     foreach ($cases as $case => [$short, $long]) {
-        printf("%-10s %12.0f instructions/op\n", $case, (instructions($case, $long) - instructions($case, $short)) / ($long - $short));
+        printf("%-10s %12.0f instructions/op\n", $case, (callgrindInstructions(__FILE__, $case, $long) - callgrindInstructions(__FILE__, $case, $short)) / ($long - $short));
     }
     exit(0);
 }
@@ -84,30 +85,6 @@ run(static function () use ($case, $loop): void {
     $db->close();
     $server->close();
 });
-
-/** Instructions of a run of $case with $loop operations. */
-function instructions(string $case, int $loop): int
-{
-    $flags = '';
-    foreach (['opcache.enable_cli', 'opcache.jit', 'opcache.jit_buffer_size'] as $name) {
-        $value = ini_get($name);
-        $flags .= $value !== false && $value !== '' ? ' -d ' . escapeshellarg("{$name}={$value}") : '';
-    }
-    $output = (string) shell_exec(sprintf(
-        'valgrind --tool=callgrind --callgrind-out-file=/dev/null --smc-check=all %s%s %s --case=%s --loop=%d 2>&1',
-        escapeshellarg(PHP_BINARY),
-        $flags,
-        escapeshellarg(__FILE__),
-        escapeshellarg($case),
-        $loop,
-    ));
-    if (!preg_match('/Collected : (\d+)/', $output, $match)) {
-        fwrite(STDERR, "valgrind failed (is it installed?):\n{$output}");
-        exit(1);
-    }
-
-    return (int) $match[1];
-}
 
 /** The fake server's session: logs anyone in, answers every COM_QUERY with a 1-row (or, for "limit 5", 5-row) result. */
 function fakeServer(Socket $client): void

@@ -30,6 +30,7 @@ use function Petrel\go;
 use function Petrel\run;
 
 require __DIR__ . '/../../vendor/autoload.php';
+require __DIR__ . '/../lib/callgrind.php';
 
 const CASES = ['go', 'direct', 'first', 'first2'];
 const SQL = 'SELECT * FROM users WHERE id = ?';
@@ -105,37 +106,5 @@ function cpuMicroseconds(): float
 /** Callgrind's instruction count at two loop lengths; the difference cancels boot and set-up. */
 function instructionsPerOp(string $case): float
 {
-    $count = static function (int $n) use ($case): int {
-        $command = sprintf(
-            'valgrind --tool=callgrind --callgrind-out-file=/dev/null --smc-check=all %s %s %s --case=%s --loop=%d 2>&1',
-            escapeshellarg(PHP_BINARY),
-            opcacheFlags(),
-            escapeshellarg(__FILE__),
-            escapeshellarg($case),
-            $n,
-        );
-        $output = (string) shell_exec($command);
-        if (!preg_match('/Collected : (\d+)/', $output, $match)) {
-            fwrite(STDERR, "valgrind failed (is it installed?):\n{$output}");
-            exit(1);
-        }
-
-        return (int) $match[1];
-    };
-
-    return ($count(1200) - $count(200)) / 1000;
-}
-
-/** -d flags repeating this process's opcache and JIT settings, for the child processes. */
-function opcacheFlags(): string
-{
-    $flags = '';
-    foreach (['opcache.enable_cli', 'opcache.jit', 'opcache.jit_buffer_size'] as $name) {
-        $value = ini_get($name);
-        if ($value !== false && $value !== '') {
-            $flags .= ' -d ' . escapeshellarg("{$name}={$value}");
-        }
-    }
-
-    return $flags;
+    return (callgrindInstructions(__FILE__, $case, 1200) - callgrindInstructions(__FILE__, $case, 200)) / 1000;
 }

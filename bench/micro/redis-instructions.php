@@ -23,6 +23,7 @@ declare(strict_types=1);
  */
 
 require __DIR__ . '/../../vendor/autoload.php';
+require __DIR__ . '/../lib/callgrind.php';
 
 use Petrel\Redis\RedisConfig;
 use Petrel\Redis\RedisConnection;
@@ -45,7 +46,7 @@ if (!isset($options['loop'])) {
     printf("redis-instructions — PHP %s, opcache %s, JIT %s, server %s\n", PHP_VERSION,
         ini_get('opcache.enable_cli') ? 'on' : 'off', ini_get('opcache.jit') ?: 'off', $config->endpoint());
     foreach ($cases as $case => [$short, $long]) {
-        printf("%-6s %10.0f instructions/op\n", $case, (instructions($case, $long) - instructions($case, $short)) / ($long - $short));
+        printf("%-6s %10.0f instructions/op\n", $case, (callgrindInstructions(__FILE__, $case, $long) - callgrindInstructions(__FILE__, $case, $short)) / ($long - $short));
     }
     exit(0);
 }
@@ -71,27 +72,3 @@ $work = static function () use ($config, $case, $loop): void {
     $redis->close();
 };
 $case === 'main' ? $work() : run($work);
-
-/** Instructions of a run of $case with $loop operations. */
-function instructions(string $case, int $loop): int
-{
-    $flags = '';
-    foreach (['opcache.enable_cli', 'opcache.jit', 'opcache.jit_buffer_size'] as $name) {
-        $value = ini_get($name);
-        $flags .= $value !== false && $value !== '' ? ' -d ' . escapeshellarg("{$name}={$value}") : '';
-    }
-    $output = (string) shell_exec(sprintf(
-        'valgrind --tool=callgrind --callgrind-out-file=/dev/null --smc-check=all %s%s %s --case=%s --loop=%d 2>&1',
-        escapeshellarg(PHP_BINARY),
-        $flags,
-        escapeshellarg(__FILE__),
-        escapeshellarg($case),
-        $loop,
-    ));
-    if (!preg_match('/Collected : (\d+)/', $output, $match)) {
-        fwrite(STDERR, "valgrind failed (is it installed?):\n{$output}");
-        exit(1);
-    }
-
-    return (int) $match[1];
-}
