@@ -135,7 +135,7 @@ final class Cast
         }
         if (\is_string($value)) {
             try {
-                return new DateTimeImmutable($value);
+                return ParsedDates::parse($value);
             } catch (\Exception $error) {
                 throw new ModelError("Attribute \"{$attribute}\" is not a date: \"{$value}\"", 0, $error);
             }
