@@ -211,7 +211,12 @@ final class Response
     public function withHeader(string $name, string|int|array $value): self
     {
         $copy = clone $this;
-        $copy->headers[self::checkName($name)] = [$name, self::checkValues($value)];
+        // The usual call (a name set before, one printable value) checked inline, as
+        // checkName() and checkValues() would: their two calls cost as much as the checks.
+        $copy->headers[self::$checkedNames[$name] ?? self::checkName($name)] = [
+            $name,
+            \is_string($value) && \ctype_print($value) ? [\trim($value, " \t")] : self::checkValues($value),
+        ];
 
         return $copy;
     }
