@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Petrel\Web\View;
 
 use Petrel\Http\Response;
+use Petrel\Web\View\Internal\ClassCachingEnvironment;
 use Petrel\Web\View\Internal\KeyCachingFilesystemLoader;
 use Petrel\Web\View\Internal\ReloadingFilesystemLoader;
 use Petrel\Web\View\Internal\ShortcutAttributeVisitor;
@@ -24,11 +25,11 @@ use Twig\TwigFunction;
  * time it is rendered; the Environment (and PHP's class table) keep that class for the
  * life of the process, so later renders — from any request the worker serves — neither
  * read nor compile the template again. Outside debug mode the template a name stands for
- * (and its cache key) is looked up once, too: add loader paths at boot. With no $cacheDir
- * (the default, right for the resident modes) nothing is written to disk. With a $cacheDir
- * the compiled PHP also goes there, and a fresh process loads it instead of compiling: use
- * one (plus opcache) in classic mode (php-fpm, `php -S`), where a process lives for one
- * request.
+ * (its cache key, its compiled class: extends and includes too) is looked up once, too:
+ * add loader paths at boot. With no $cacheDir (the default, right for the resident modes)
+ * nothing is written to disk. With a $cacheDir the compiled PHP also goes there, and a
+ * fresh process loads it instead of compiling: use one (plus opcache) in classic mode
+ * (php-fpm, `php -S`), where a process lives for one request.
  *
  * Debug mode ($debug = true): Twig's debug mode and strict_variables are on, and a template
  * whose file changed is recompiled on its next render (its cache key includes a hash of
@@ -80,7 +81,7 @@ final class View
             }
         }
         $loader = $debug ? new ReloadingFilesystemLoader($dirs) : new KeyCachingFilesystemLoader($dirs);
-        $this->twig = new Environment($loader, [
+        $this->twig = new ClassCachingEnvironment($loader, [
             'debug' => $debug,
             'auto_reload' => $debug,
             'strict_variables' => $debug,

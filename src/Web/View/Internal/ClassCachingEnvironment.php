@@ -1,0 +1,87 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Web\View\Internal;
+
+use Twig\Environment;
+use Twig\Extension\ExtensionInterface;
+use Twig\Loader\LoaderInterface;
+
+/**
+ * Twig's Environment, remembering the compiled class of each template name. Twig works it
+ * out again whenever a template extends or includes another, on every render: a hash of
+ * the template's cache key and of the options, ~2,900 instructions (blog `GET /`: twice,
+ * for its layout and the navigation it includes).
+ *
+ * Outside debug mode a name stands for the same template for the life of the worker (the
+ * production loader remembers its key, View the loaded template: loader paths are added at
+ * boot), so for the same class, as long as what Twig hashes does not change: the methods
+ * overridden below, which change it, forget every name. In debug mode the loader's key
+ * holds a hash of the file, and Twig is asked every time.
+ *
+ * @internal made by View
+ */
+final class ClassCachingEnvironment extends Environment
+{
+    /** @var array<string, string> template name (and "\0" index) => class */
+    private array $classes = [];
+
+    public function getTemplateClass(string $name, ?int $index = null): string
+    {
+        if ($this->isDebug()) {
+            return parent::getTemplateClass($name, $index);
+        }
+
+        return $this->classes[$index === null ? $name : "{$name}\0{$index}"] ??= parent::getTemplateClass($name, $index);
+    }
+
+    public function enableDebug(): void
+    {
+        parent::enableDebug();
+        $this->classes = [];
+    }
+
+    public function disableDebug(): void
+    {
+        parent::disableDebug();
+        $this->classes = [];
+    }
+
+    public function enableStrictVariables(): void
+    {
+        parent::enableStrictVariables();
+        $this->classes = [];
+    }
+
+    public function disableStrictVariables(): void
+    {
+        parent::disableStrictVariables();
+        $this->classes = [];
+    }
+
+    public function setLoader(LoaderInterface $loader): void
+    {
+        parent::setLoader($loader);
+        $this->classes = [];
+    }
+
+    public function removeCache(string $name): void
+    {
+        parent::removeCache($name);
+        $this->classes = [];
+    }
+
+    public function addExtension(ExtensionInterface $extension): void
+    {
+        parent::addExtension($extension);
+        $this->classes = [];
+    }
+
+    /** @param ExtensionInterface[] $extensions */
+    public function setExtensions(array $extensions): void
+    {
+        parent::setExtensions($extensions);
+        $this->classes = [];
+    }
+}
