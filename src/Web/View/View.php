@@ -9,6 +9,7 @@ use Petrel\Web\View\Internal\ClassCachingEnvironment;
 use Petrel\Web\View\Internal\KeyCachingFilesystemLoader;
 use Petrel\Web\View\Internal\ReloadingFilesystemLoader;
 use Petrel\Web\View\Internal\ShortcutAttributeVisitor;
+use Petrel\Web\View\Internal\ShortcutDateExtension;
 use Petrel\Web\View\Internal\ShortcutEscaperExtension;
 use Twig\Environment;
 use Twig\TemplateWrapper;
@@ -90,6 +91,7 @@ final class View
             'use_yield' => true,
         ]);
         $this->twig->addExtension(new ShortcutEscaperExtension($this->twig));
+        $this->twig->addExtension(new ShortcutDateExtension($this->twig));
         $this->twig->addNodeVisitor(new ShortcutAttributeVisitor());
         foreach ($globals as $name => $value) {
             $this->twig->addGlobal($name, $value);
