@@ -7,6 +7,7 @@
 #   N=2000 APP=examples/hello.php bench/micro/http-instructions.sh
 #   CONNECTIONS=1 bench/micro/http-instructions.sh    # one ready connection per loop wait
 #   OPCACHE=1 bench/micro/http-instructions.sh        # opcache on, JIT off: as bin/petrel runs
+#   WORKER=1 bench/micro/http-instructions.sh         # the worker's path: metrics, fatal-error 500
 #
 # For each checkout it runs bench/micro/instructions/server.php (an Http\Server in one
 # process) under `valgrind --tool=callgrind` twice, for N and for 2N requests sent by
@@ -47,8 +48,9 @@ count() {
     awk '/ refs:/ { gsub(",", "", $4); print $4 }' "$log"
 }
 
-printf 'http-instructions — PHP %s, %s, %d and %d requests on %d connections%s\n' \
-    "$(php -r 'echo PHP_VERSION;')" "$APP" "$N" $((2 * N)) "$CONNECTIONS" "$([ ${#PHP_FLAGS[@]} -gt 0 ] && echo ', opcache on')"
+printf 'http-instructions — PHP %s, %s, %d and %d requests on %d connections%s%s\n' \
+    "$(php -r 'echo PHP_VERSION;')" "$APP" "$N" $((2 * N)) "$CONNECTIONS" "$([ ${#PHP_FLAGS[@]} -gt 0 ] && echo ', opcache on')" \
+    "$([ "${WORKER:-0}" = 1 ] && echo ", the worker's path")"
 for checkout in "$@"; do
     root=$(cd "$checkout" && pwd)
     small=$(count "$root" "$N")

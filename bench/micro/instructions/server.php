@@ -8,11 +8,20 @@ declare(strict_types=1);
  * requests. The code measured is PETREL_ROOT's (default: this checkout), so one copy of
  * this script can measure an older checkout that does not have it.
  *
- *   [PETREL_ROOT=DIR] php bench/micro/instructions/server.php PORT N [APP]
+ *   [PETREL_ROOT=DIR] [WORKER=1] php bench/micro/instructions/server.php PORT N [APP]
+ *
+ * WORKER=1 sets the server up as a bin/petrel worker does (Console\Internal\HttpWorker):
+ * requests counted by RequestMetrics and the fatal-error 500 (FatalErrorResponder) in
+ * place, so the figure is the worker's path, not only the server's.
  */
 
+use Petrel\Console\Internal\FatalErrorResponder;
 use Petrel\Http\Handlers;
+use Petrel\Http\RequestHandler;
 use Petrel\Http\Server;
+use Petrel\Http\ServerConfig;
+use Petrel\Observability\RequestMetrics;
+use Petrel\Process\WorkerContext;
 
 use function Petrel\run;
 use function Petrel\Socket\listen;
@@ -28,7 +37,18 @@ if (!ctype_digit($port) || !ctype_digit($limit)) {
 }
 
 run(static function () use ($port, $limit, $app): void {
-    $server = new Server(Handlers::from(require $app));
+    $handler = Handlers::from(require $app);
+    if (getenv('WORKER') !== '1') {
+        $server = new Server($handler);
+    } elseif (is_subclass_of(FatalErrorResponder::class, RequestHandler::class)) {
+        // Checkouts before 2026-11-27, where the responder wrapped every request.
+        $handler = new FatalErrorResponder($handler, new WorkerContext(1, STDERR), '512M');
+        $handler->register();
+        $server = new Server($handler, new ServerConfig(), new RequestMetrics());
+    } else {
+        $server = new Server($handler, new ServerConfig(), new RequestMetrics());
+        (new FatalErrorResponder($server, new WorkerContext(1, STDERR), '512M'))->register();
+    }
     $server->onRequest(static function (int $served) use ($server, $limit): void {
         if ($served >= (int) $limit) {
             $server->stop();
