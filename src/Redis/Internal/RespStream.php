@@ -49,19 +49,17 @@ final class RespStream
     public function request(string $payload): mixed
     {
         try {
-            $this->socket->write($payload);
-            $this->socket->expectReply();
-            if (!$this->parser->hasNext()) {
-                // Nearly always: the reply comes whole in one read, and take() decodes it at once.
-                $data = $this->socket->read($this->firstReadSize)
-                    ?? throw new RedisConnectionException("Redis at {$this->endpoint} closed the connection");
-                if (\strlen($data) === $this->firstReadSize) {
-                    $this->firstReadSize = self::READ_SIZE;
-                }
-                $reply = $this->parser->take($data);
-                if ($reply !== false) {
-                    return $reply;
-                }
+            // Read at once, without asking the parser first: what it may hold (push data) came
+            // before the reply, which cannot be in yet. Nearly always the reply comes whole
+            // in one read, and take() decodes it at once.
+            $data = $this->socket->exchange($payload, $this->firstReadSize)
+                ?? throw new RedisConnectionException("Redis at {$this->endpoint} closed the connection");
+            if (\strlen($data) === $this->firstReadSize) {
+                $this->firstReadSize = self::READ_SIZE;
+            }
+            $reply = $this->parser->take($data);
+            if ($reply !== false) {
+                return $reply;
             }
             do {
                 while (!$this->parser->hasNext()) {
