@@ -304,10 +304,17 @@ final class RedisConnection
         return $shape === ReplyShape::Raw ? $reply : $shape->convert($reply, $this->protocol);
     }
 
-    /** One encoded command's reply, in this coroutine's exclusive use; an error reply throws. */
+    /**
+     * One encoded command's reply, in this coroutine's exclusive use; an error reply throws.
+     * enter() inlined, its closed check left to RespStream::request() (two calls less per
+     * command): a call in flight elsewhere still gets "already in use" before "closed".
+     */
     private function request(string $payload): mixed
     {
-        $this->enter();
+        if ($this->subscription !== null) {
+            throw $this->refusal();
+        }
+        $this->use->enter();
         try {
             $reply = $this->stream->request($payload);
         } finally {

@@ -45,9 +45,16 @@ final class RespStream
         $this->parser = new RespParser();
     }
 
-    /** Writes one command and returns its reply (RESP3 push data arriving meanwhile is dropped). */
+    /**
+     * Writes one command and returns its reply (RESP3 push data arriving meanwhile is dropped).
+     *
+     * @throws RedisConnectionException closedException() when the stream is closed already
+     */
     public function request(string $payload): mixed
     {
+        if ($this->closedBecause !== null) {
+            throw $this->closedException();
+        }
         try {
             // Read at once, without asking the parser first: what it may hold (push data) came
             // before the reply, which cannot be in yet. Nearly always the reply comes whole
