@@ -223,11 +223,20 @@ final class StreamSocket implements Socket
     /**
      * write($request), then read($maxBytes) of its reply, as expectReply() makes it wait:
      * a client's round trip in one call instead of three (with RespStream's parser check
-     * it replaced, ~750 instructions less per Redis GET).
+     * it replaced and write() inlined, ~1,000 instructions less per Redis GET).
      */
     public function exchange(string $request, int $maxBytes = 65536): ?string
     {
-        $this->write($request);
+        // write()'s fast path inline, a call less: one fwrite() takes it all. Anything else
+        // (closed, another writer, a full socket buffer) goes through write() with the rest.
+        if ($this->closed || $this->writing) {
+            $this->write($request);
+        } elseif (($written = @\fwrite($this->stream, $request)) !== \strlen($request)) {
+            if ($written === false) {
+                $this->failWrite();
+            }
+            $this->write(\substr($request, $written));
+        }
         if ($this->buffer !== '') {
             return $this->read($maxBytes);
         }
