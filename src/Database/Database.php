@@ -196,12 +196,9 @@ final class Database
      */
     private function lease(): Connection
     {
-        $connection = $this->pool->leased();
-        if ($connection === null) {
-            return $this->pool->lease();
-        }
+        $connection = $this->pool->lease($kept);
 
-        return $connection->isUsable() ? $connection : $this->recover($connection, false);
+        return !$kept || $connection->isUsable() ? $connection : $this->recover($connection, false);
     }
 
     /**

@@ -142,25 +142,31 @@ final class Pool
      * time rather than keep it. (In the main context, outside any coroutine, it stays bound
      * until releaseLease(), close() or the idle sweep.)
      *
+     * $kept says which it was: true for the lease the coroutine held already, false for one
+     * just checked out (and so just checked by the pool). For a caller that checks a kept
+     * connection before using it (Database), in one call rather than leased() then lease().
+     *
+     * @param-out bool $kept
      * @return T
      */
-    public function lease(): object
+    public function lease(?bool &$kept = null): object
     {
-        // Every query of a request comes here: the common case is one lookup and one store.
+        // Every query of a request comes here: the common case is one lookup and two stores.
         $leases = $this->leases;
         $scheduler = Scheduler::get();
         $coroutine = $scheduler->current();
         $id = $coroutine->id ?? 0;
         $leases->touched[$id] = true;
+        $kept = isset($leases->leases[$id]);
 
-        return $leases->leases[$id] ?? $leases->leaseNew($scheduler, $coroutine, $id);
+        return $kept ? $leases->leases[$id] : $leases->leaseNew($scheduler, $coroutine, $id);
     }
 
     /**
      * The connection the current coroutine has leased already (counted as asked for, as by
      * lease()), or null when it holds none: lease() would acquire one. For a caller that
      * checks a connection kept since an earlier call, but not one the pool has just checked
-     * out (Database: a liveness peek per query, not two in a row on the first).
+     * out. (lease() with its $kept says the same and leases in one call.)
      *
      * @return T|null
      */

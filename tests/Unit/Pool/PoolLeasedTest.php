@@ -10,7 +10,10 @@ use Petrel\Tests\Support\AsyncTestCase;
 
 use function Petrel\go;
 
-/** Pool::leased(): the current coroutine's lease if it has one, never a new one. */
+/**
+ * Pool::leased(): the current coroutine's lease if it has one, never a new one; and
+ * lease()'s $kept, which says the same of the connection lease() returns.
+ */
 final class PoolLeasedTest extends AsyncTestCase
 {
     public function testGivesTheCoroutinesLeaseOrNullAndNeverAcquires(): void
@@ -30,6 +33,25 @@ final class PoolLeasedTest extends AsyncTestCase
             self::assertSame(1, $pool->stats()['idle'], 'the lease went back when its coroutine ended');
             self::assertNull(go(static fn () => $pool->leased())->join());
             self::assertSame(1, $pool->stats()['idle'], 'leased() took nothing from the pool');
+        });
+    }
+
+    public function testLeaseSaysWhetherTheCoroutineHeldItAlready(): void
+    {
+        $this->async(function (): void {
+            $pool = new Pool('test', static fn (): \stdClass => new \stdClass(), new PoolConfig(max: 2));
+            [$first, $firstKept, $second, $secondKept] = go(static function () use ($pool): array {
+                $first = $pool->lease($firstKept);
+                $second = $pool->lease($secondKept);
+
+                return [$first, $firstKept, $second, $secondKept];
+            })->join();
+            self::assertFalse($firstKept, 'just checked out');
+            self::assertSame($first, $second);
+            self::assertTrue($secondKept, 'the lease it held');
+            $pool->lease($kept);
+            self::assertFalse($kept, 'the main context had none; the coroutine\'s went back at its end');
+            $pool->releaseLease();
         });
     }
 }
