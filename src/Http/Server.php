@@ -209,6 +209,8 @@ final class Server implements ConnectionHost
     }
 
     /**
+     * @internal for the worker (Console\Internal\FatalErrorResponder), not a public API.
+     *
      * The requests whose handler is running now (started and not returned; in sync mode not
      * those waiting for their turn), by the id of the coroutine running it: for a worker
      * that dies of a fatal error to answer the one that killed it (Console\Internal\
