@@ -55,7 +55,7 @@ final class ConnectionRunners
      *
      * When the loop says no other stream callback follows in its tick ($more false, see
      * Loop\Driver) and nothing is queued yet, there is no batch to wait for: a runner is
-     * woken at once, without the deferred callback (~5,000 instructions less per request
+     * woken at once, without the deferred callback (~4,500 instructions less per request
      * for a lone client, bench/micro/http-instructions.sh with CONNECTIONS=1). Called with
      * no argument (an accept, in the accept loop's coroutine), it defers.
      *

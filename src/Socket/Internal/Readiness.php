@@ -175,11 +175,11 @@ final class Readiness
      * held: $callback runs once, from the loop, when the stream is readable, and the next
      * read is then known not to block (the polled flag). It gets the loop's hint whether
      * other stream callbacks follow in this tick (Loop\Driver's $more). Null forgets it (a
-     * closed socket).
+     * closed socket). The read watcher stays referenced meanwhile, as during a wait. The
+     * first call replaces a watcher waitReadable() made by one whose callback knows of
+     * $callback.
      *
      * @param (\Closure(bool): void)|null $callback
-     * The read watcher stays referenced meanwhile, as during a wait. The first call
-     * replaces a watcher waitReadable() made by one whose callback knows of $callback.
      */
     public function callWhenReadable(?\Closure $callback): void
     {
