@@ -28,6 +28,9 @@ use Throwable;
  */
 final class WorkerTable
 {
+    /** What the master (Master::run()) handles: a worker starts with them at SIG_DFL. */
+    private const MASTER_SIGNALS = [\SIGTERM, \SIGINT, \SIGUSR1, \SIGUSR2, \SIGCHLD, \SIGHUP];
+
     /** @var array<int, WorkerHandle> by pid, in the order they were forked */
     private array $workers = [];
     private ?BlockingWatchdog $watchdog = null;
@@ -145,7 +148,16 @@ final class WorkerTable
         if ($pair === false) {
             throw new ProcessException('Cannot create a pipe for a new worker');
         }
+        // The signals the master handles are blocked across the fork, so a SIGTERM sent to a
+        // worker that has not run yet (a stop right after a recycle started, on a loaded
+        // machine) waits until the child has put them back to SIG_DFL. Unblocked, it ran the
+        // master's handler inherited by the child (a flag on the child's copy of Master): the
+        // worker never stopped, and the master killed it after --graceful-timeout.
+        \pcntl_sigprocmask(\SIG_BLOCK, self::MASTER_SIGNALS, $mask);
         $pid = \pcntl_fork();
+        if ($pid !== 0) {
+            \pcntl_sigprocmask(\SIG_SETMASK, $mask);
+        }
         if ($pid === -1) {
             if ($slot !== null) {
                 $this->watchdog?->release($slot);
@@ -154,7 +166,7 @@ final class WorkerTable
         }
         if ($pid === 0) {
             \fclose($pair[0]);
-            exit($this->runWorker($number, $pair[1], $cells));
+            exit($this->runWorker($number, $pair[1], $cells, $mask));
         }
         if ($slot !== null) {
             $this->watchdog?->watch($slot, $pid);
@@ -224,12 +236,18 @@ final class WorkerTable
         }
     }
 
-    /** In the child, right after fork: forget the master's state, then run the entry. */
-    private function runWorker(int $number, mixed $pipe, ?\FFI\CData $watchdogCells): int
+    /**
+     * In the child, right after fork: forget the master's state, then run the entry.
+     *
+     * @param list<int> $mask the signal mask before the fork, restored once the master's
+     *                        handlers are gone (a SIGTERM that came meanwhile ends the worker)
+     */
+    private function runWorker(int $number, mixed $pipe, ?\FFI\CData $watchdogCells, array $mask): int
     {
-        foreach ([\SIGTERM, \SIGINT, \SIGUSR1, \SIGUSR2, \SIGCHLD, \SIGHUP] as $signal) {
+        foreach (self::MASTER_SIGNALS as $signal) {
             \pcntl_signal($signal, \SIG_DFL);
         }
+        \pcntl_sigprocmask(\SIG_SETMASK, $mask);
         foreach ($this->workers as $sibling) {
             @\fclose($sibling->pipe);
         }
