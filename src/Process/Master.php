@@ -104,13 +104,17 @@ final class Master
     public function run(?Closure $onReady = null): int
     {
         $pid = (int) \getmypid();
-        $pidFile = $this->config->pidFile !== null ? new PidFile($this->config->pidFile) : null;
-        $pidFile?->write($pid);
+        $previous = [];
+        foreach ([\SIGTERM, \SIGINT, \SIGUSR1, \SIGCHLD] as $signal) {
+            $previous[$signal] = \pcntl_signal_get_handler($signal);
+        }
         \pcntl_async_signals(true);
         \pcntl_signal(\SIGTERM, fn () => $this->stopRequested = true);
         \pcntl_signal(\SIGINT, fn () => $this->stopRequested = true);
         \pcntl_signal(\SIGUSR1, fn () => $this->reloadRequested = true);
         \pcntl_signal(\SIGCHLD, static fn () => null); // only to interrupt select()
+        $pidFile = $this->config->pidFile !== null ? new PidFile($this->config->pidFile) : null;
+        $pidFile?->write($pid);
         @\cli_set_process_title("{$this->config->title}: master");
         try {
             $this->workers->startWatchdog();
@@ -123,11 +127,14 @@ final class Master
 
             return $this->supervise();
         } finally {
-            foreach ([\SIGTERM, \SIGINT, \SIGUSR1, \SIGCHLD] as $signal) {
-                \pcntl_signal($signal, \SIG_DFL);
-            }
+            // Files first, with our handlers still in place (a SIGTERM now is part of the stop
+            // under way, not the end of the process before its pid file is gone); then the
+            // handlers this process had before.
             $pidFile?->remove($pid);
             $this->status->removeFile();
+            foreach ($previous as $signal => $handler) {
+                \pcntl_signal($signal, $handler);
+            }
         }
     }
 
