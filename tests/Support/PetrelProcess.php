@@ -18,6 +18,8 @@ final class PetrelProcess
     public readonly string $pidFile;
     public readonly string $logFile;
     private ?int $exitCode = null;
+    /** A SIGTERM or SIGINT went out already: stop() waits for that stop, it sends no second one. */
+    private bool $stopSent = false;
 
     /** @param list<string> $options extra start options, e.g. ['--workers=1', '--mode=sync'] */
     public function __construct(private readonly string $app, private readonly array $options = [])
@@ -120,9 +122,14 @@ final class PetrelProcess
         }
     }
 
+    /** Sends $signal to the master named by the pid file (nothing once the file is gone). */
     public function signal(int $signal): void
     {
-        \posix_kill($this->masterPid(), $signal);
+        $pid = $this->masterPid();
+        if ($pid > 0) { // posix_kill(0, …) would signal this test's whole process group
+            \posix_kill($pid, $signal);
+            $this->stopSent = $this->stopSent || $signal === \SIGTERM || $signal === \SIGINT;
+        }
     }
 
     public function isRunning(): bool
@@ -138,14 +145,20 @@ final class PetrelProcess
         return $status['running'];
     }
 
-    /** Sends SIGTERM and waits for the exit; returns the exit code. */
+    /**
+     * Sends SIGTERM (unless signal() sent one) and waits for the exit; returns the exit code.
+     * One stop, one signal: a second SIGTERM that lands in PHP's own shutdown, after the
+     * master said "stopped" (PHP puts the handlers back to SIG_DFL there), ends the process
+     * "killed by SIGTERM", an exit code of -1 here.
+     */
     public function stop(float $timeout = 30.0): int
     {
         if ($this->process === null) {
             return $this->exitCode ?? -1;
         }
-        if ($this->isRunning()) {
+        if (!$this->stopSent && $this->isRunning()) {
             \proc_terminate($this->process, \SIGTERM);
+            $this->stopSent = true;
         }
         try {
             self::waitFor(fn (): bool => !$this->isRunning(), $timeout, 'bin/petrel to exit');
