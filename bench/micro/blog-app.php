@@ -10,11 +10,18 @@ declare(strict_types=1);
  * examples/hello.php's handler is measured the same way, for scale.
  *
  *   php bench/micro/blog-app.php [--requests=20000] [--rounds=5] [--profile[=N]]
+ *   php -d opcache.enable_cli=1 -d zend.enable_gc=0 bench/micro/blog-app.php --instructions
  *   php -d opcache.enable_cli=1 -d opcache.jit=tracing -d opcache.jit_buffer_size=64M \
  *       bench/micro/blog-app.php                # as bin/petrel start runs workers
  *
  * Prints the best and the median round, in CPU time (getrusage: user + system) per request. --profile samples one more round with ext-excimer
- * and prints the N (default 25) functions with the most samples, exclusive and inclusive.
+ * and prints the N (default 25) functions with the most samples, exclusive and inclusive
+ * (without installing it: `apt-get download php-excimer && dpkg -x php-excimer_*.deb /tmp/x`,
+ * then `php -d extension=/tmp/x/usr/lib/php/20220829/excimer.so …`).
+ * --instructions counts instead, under valgrind's callgrind, the instructions of one blog
+ * request and one hello request (two loop lengths, the difference divided: boot cancels out):
+ * the same figure on every run, to compare versions of the framework path with. Turn the GC
+ * off (-d zend.enable_gc=0) when comparing: a GC run falling in one window moves it by ~1,000.
  */
 
 use Petrel\Http\Request;
@@ -25,8 +32,16 @@ use function Petrel\go;
 use function Petrel\run;
 
 require __DIR__ . '/../../vendor/autoload.php';
+require __DIR__ . '/../lib/callgrind.php';
 
-$options = getopt('', ['requests:', 'rounds:', 'profile::']);
+$options = getopt('', ['requests:', 'rounds:', 'profile::', 'instructions', 'case:', 'loop:']);
+if (isset($options['instructions'])) {
+    printf("bench/micro/blog-app — PHP %s, instructions per request (callgrind)\n", PHP_VERSION);
+    foreach (['blog', 'hello'] as $case) {
+        printf("  %-12s %8.0f\n", $case === 'blog' ? 'blog GET /' : $case, (callgrindInstructions(__FILE__, $case, 2200) - callgrindInstructions(__FILE__, $case, 200)) / 2000);
+    }
+    exit(0);
+}
 $requests = max(1, (int) ($options['requests'] ?? 20000));
 $rounds = max(1, (int) ($options['rounds'] ?? 5));
 $profileTop = isset($options['profile']) ? max(1, (int) ($options['profile'] ?: 25)) : 0;
@@ -126,7 +141,7 @@ function profile(Closure $handle, int $n, int $top): void
     }
 }
 
-run(static function () use ($requests, $rounds, $profileTop): void {
+run(static function () use ($requests, $rounds, $profileTop, $options): void {
     /** @var RequestHandler $blog */
     $blog = require __DIR__ . '/../../examples/blog/app.php';
     $hello = require __DIR__ . '/../../examples/hello.php';
@@ -135,6 +150,12 @@ run(static function () use ($requests, $rounds, $profileTop): void {
     $page = $blogHandle(homeRequest());
     if ($page->getStatus() !== 200 || !str_contains((string) $page->getBody(), 'Hello, Ada Lovelace!')) {
         throw new RuntimeException("GET / does not serve the blog's home page:\n" . (is_string($page->getBody()) ? $page->getBody() : ''));
+    }
+
+    if (isset($options['loop'])) { // one plain run, for --instructions
+        measure(($options['case'] ?? 'blog') === 'hello' ? $hello : $blogHandle, max(1, (int) $options['loop']));
+
+        return;
     }
 
     $jit = (bool) (ini_get('opcache.enable_cli') && function_exists('opcache_get_status') && (opcache_get_status(false)['jit']['on'] ?? false));
