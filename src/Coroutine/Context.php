@@ -14,23 +14,23 @@ final class Context
 {
     public static function get(string $key, mixed $default = null): mixed
     {
-        $context = Scheduler::get()->currentOrMain()->context;
+        $context = Scheduler::running()->context;
 
         return \array_key_exists($key, $context) ? $context[$key] : $default;
     }
 
     public static function set(string $key, mixed $value): void
     {
-        Scheduler::get()->currentOrMain()->context[$key] = $value;
+        Scheduler::running()->context[$key] = $value;
     }
 
     public static function has(string $key): bool
     {
-        return \array_key_exists($key, Scheduler::get()->currentOrMain()->context);
+        return \array_key_exists($key, Scheduler::running()->context);
     }
 
     public static function delete(string $key): void
     {
-        unset(Scheduler::get()->currentOrMain()->context[$key]);
+        unset(Scheduler::running()->context[$key]);
     }
 }

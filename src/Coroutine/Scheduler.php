@@ -186,6 +186,17 @@ final class Scheduler
         return $this->current ?? $this->main;
     }
 
+    /**
+     * get()->currentOrMain() in one call, for Context: a web request reads or writes its
+     * context five times or more (the request scope, a request id), ~150 instructions each.
+     */
+    public static function running(): Coroutine
+    {
+        $scheduler = self::$instance ??= self::create();
+
+        return $scheduler->current ?? $scheduler->main;
+    }
+
     /** A new single-use suspension for the running coroutine (or the main context). */
     public function suspension(): Suspension
     {
