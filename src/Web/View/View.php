@@ -6,6 +6,7 @@ namespace Petrel\Web\View;
 
 use Petrel\Http\Response;
 use Petrel\Web\View\Internal\ClassCachingEnvironment;
+use Petrel\Web\View\Internal\ConcatenatingOutputVisitor;
 use Petrel\Web\View\Internal\KeyCachingFilesystemLoader;
 use Petrel\Web\View\Internal\ReloadingFilesystemLoader;
 use Petrel\Web\View\Internal\ShortcutAttributeVisitor;
@@ -39,7 +40,9 @@ use Twig\TwigFunction;
  *
  * Attribute access (`{{ user.name }}`) is compiled with a shortcut for the usual cases, an
  * array key or a public or magic property (Internal\ShortcutGetAttrExpression): the same
- * values and errors as Twig's, for fewer instructions.
+ * values and errors as Twig's, for fewer instructions. Likewise each run of template text
+ * and `{{ ... }}` is compiled as one `yield` of their concatenation, not one each
+ * (Internal\ConcatenatingOutputVisitor): the same output and errors.
  *
  * Output is HTML-escaped by default (`{{ value }}`); `{{ value|raw }}` opts out (string
  * literals written in the template itself are trusted and not escaped, as in Twig). Layouts,
@@ -93,6 +96,7 @@ final class View
         $this->twig->addExtension(new ShortcutEscaperExtension($this->twig));
         $this->twig->addExtension(new ShortcutDateExtension($this->twig));
         $this->twig->addNodeVisitor(new ShortcutAttributeVisitor());
+        $this->twig->addNodeVisitor(new ConcatenatingOutputVisitor()); // priority 257: after the one above
         foreach ($globals as $name => $value) {
             $this->twig->addGlobal($name, $value);
         }
