@@ -6,10 +6,9 @@ namespace Petrel\Web\View;
 
 use Petrel\Http\Response;
 use Petrel\Web\View\Internal\ClassCachingEnvironment;
-use Petrel\Web\View\Internal\ConcatenatingOutputVisitor;
+use Petrel\Web\View\Internal\CompilationShortcuts;
 use Petrel\Web\View\Internal\KeyCachingFilesystemLoader;
 use Petrel\Web\View\Internal\ReloadingFilesystemLoader;
-use Petrel\Web\View\Internal\ShortcutAttributeVisitor;
 use Petrel\Web\View\Internal\ShortcutDateExtension;
 use Petrel\Web\View\Internal\ShortcutEscaperExtension;
 use Twig\Environment;
@@ -95,8 +94,7 @@ final class View
         ]);
         $this->twig->addExtension(new ShortcutEscaperExtension($this->twig));
         $this->twig->addExtension(new ShortcutDateExtension($this->twig));
-        $this->twig->addNodeVisitor(new ShortcutAttributeVisitor());
-        $this->twig->addNodeVisitor(new ConcatenatingOutputVisitor()); // priority 257: after the one above
+        $this->twig->addExtension(new CompilationShortcuts());
         foreach ($globals as $name => $value) {
             $this->twig->addGlobal($name, $value);
         }

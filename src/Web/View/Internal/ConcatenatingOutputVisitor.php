@@ -32,7 +32,7 @@ use Twig\NodeVisitor\NodeVisitorInterface;
  * ModuleNode::compileIsTraitable() counts the child nodes of the body's nodes (hence text-only
  * runs stay a TextNode, without children).
  *
- * @internal registered by View
+ * @internal registered by View (Internal\CompilationShortcuts)
  */
 final class ConcatenatingOutputVisitor implements NodeVisitorInterface
 {

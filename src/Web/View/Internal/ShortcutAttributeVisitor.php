@@ -14,7 +14,7 @@ use Twig\NodeVisitor\NodeVisitorInterface;
  * with a shortcut: ShortcutGetAttrExpression says which and why. Runs after Twig's own
  * visitors (the optimizer's priority is 255), on the nodes as they will be compiled.
  *
- * @internal registered by View
+ * @internal registered by View (Internal\CompilationShortcuts)
  */
 final class ShortcutAttributeVisitor implements NodeVisitorInterface
 {

@@ -10,6 +10,7 @@ use PHPUnit\Framework\Attributes\CoversClass;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 use Twig\Environment;
+use Twig\Extension\AbstractExtension;
 use Twig\Loader\ArrayLoader;
 
 /** `.name` compiled with the shortcut renders what Twig's getAttribute() gives, errors included. */
@@ -128,7 +129,14 @@ final class ShortcutAttributeVisitorTest extends TestCase
     {
         $twig = new Environment(new ArrayLoader(['t' => $template]), ['strict_variables' => $strict, 'use_yield' => true, 'cache' => false]);
         if ($shortcut) {
-            $twig->addNodeVisitor(new ShortcutAttributeVisitor());
+            // As an extension, as View adds it: added with addNodeVisitor() the compiled class
+            // had the plain environment's name, and whichever compiled first served both.
+            $twig->addExtension(new class () extends AbstractExtension {
+                public function getNodeVisitors(): array
+                {
+                    return [new ShortcutAttributeVisitor()];
+                }
+            });
         }
 
         return $twig;

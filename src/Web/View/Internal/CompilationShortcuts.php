@@ -1,0 +1,27 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Web\View\Internal;
+
+use Twig\Extension\AbstractExtension;
+
+/**
+ * View's compile-time visitors, registered as an extension rather than with
+ * Environment::addNodeVisitor(): Twig names a template's compiled class after the template
+ * and the classes of the environment's extensions, not its visitors. Added loose, they left
+ * the class name of a plain Twig environment's, so a class compiled without them (another
+ * environment in the process; a classic-mode cache directory written by an older Petrel) was
+ * used as is. As an extension they are part of the name.
+ *
+ * @internal registered by View
+ */
+final class CompilationShortcuts extends AbstractExtension
+{
+    public function getNodeVisitors(): array
+    {
+        // ShortcutAttributeVisitor (256) rewrites attribute reads; ConcatenatingOutputVisitor
+        // (257) then merges the output nodes as they will be compiled.
+        return [new ShortcutAttributeVisitor(), new ConcatenatingOutputVisitor()];
+    }
+}
