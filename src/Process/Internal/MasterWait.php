@@ -54,7 +54,9 @@ final class MasterWait
         $workers = $this->workers->all();
         $read = [];
         foreach ($workers as $pid => $worker) {
-            $read[$pid] = $worker->pipe;
+            if ($worker->talking) { // its exit, not its pipe, says when it is gone: SIGCHLD
+                $read[$pid] = $worker->pipe;
+            }
         }
         $extra = [];
         foreach ($this->sidecars as $sidecar) {
