@@ -174,7 +174,7 @@ final class BlogTest extends AsyncTestCase
     private function checkPages(string $address): void
     {
         $home = RawHttp::get($address, '/');
-        self::assertSame(200, $home->status, $home->body);
+        self::assertSame(200, $home->status, $home->body . $this->serverLogs());
         self::assertSame('text/html; charset=utf-8', $home->header('content-type'));
         self::assertStringContainsString('<h2>Hello, Ada Lovelace!</h2>', $home->body);
         self::assertStringContainsString('<title>Petrel blog</title>', $home->body, 'the layout');
@@ -279,6 +279,17 @@ final class BlogTest extends AsyncTestCase
     }
 
     /** @param array<string, string|null> $env */
+    /** What the servers of this test wrote (Petrel's logs, php -S's): for a failure message. */
+    private function serverLogs(): string
+    {
+        $logs = \array_map(static fn (PetrelProcess $server): string => $server->log(), $this->servers);
+        if ($this->builtinLog !== null) {
+            $logs[] = (string) @\file_get_contents($this->builtinLog);
+        }
+
+        return "\n--- server logs ---\n" . \implode("\n---\n", $logs);
+    }
+
     private function startBuiltinServer(array $env): string
     {
         $address = '127.0.0.1:' . PetrelProcess::freePort();

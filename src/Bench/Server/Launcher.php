@@ -129,6 +129,11 @@ final class Launcher
                         }
                     }
                 CONF);
+        } catch (BenchException $error) {
+            $fpm->stop();
+            // A 500 from nginx is PHP's error: say it, it is in php-fpm's log, not nginx's.
+            $log = \trim((string) @\file_get_contents($this->workspace->path("{$name}/php-fpm.log")));
+            throw new BenchException($error->getMessage() . "\nphp-fpm's log ends:\n" . \implode("\n", \array_slice(\explode("\n", $log), -8)), 0, $error);
         } catch (\Throwable $error) {
             $fpm->stop();
             throw $error;
