@@ -5,8 +5,10 @@ declare(strict_types=1);
 namespace Petrel\Web\Classic;
 
 use Closure;
+use Petrel\Coroutine\Scheduler;
 use Petrel\Http\Handlers;
 use Petrel\Http\Response;
+use Petrel\Loop\StreamSelectDriver;
 use Throwable;
 
 use function Petrel\run;
@@ -21,7 +23,8 @@ use function Petrel\run;
  * the response — all inside Petrel\run(), so the app's coroutine clients (database, Redis,
  * sleep) work as they do in a worker, and connections leased during the request go back
  * (and are closed with the process) at its end. $boot returns what an APP file returns: a
- * Petrel\Web\App, a Closure(Request): Response, a Petrel or PSR-15 handler.
+ * Petrel\Web\App, a Closure(Request): Response, a Petrel or PSR-15 handler. The loop is
+ * the stream_select() driver whatever PETREL_DRIVER says (that is for the server's workers).
  *
  * A failure to boot is a 500 (logged with error_log(), no details to the client); errors
  * inside the App are rendered by the App itself.
@@ -31,6 +34,10 @@ final class FrontController
     /** @param Closure(): mixed $boot */
     public static function serve(Closure $boot): void
     {
+        // One request waits on a few sockets at most: stream_select() is enough, and it works
+        // everywhere. PETREL_DRIVER is for the server's workers; honoured here, "epoll" under
+        // php-fpm (FFI off by default) failed every request with an empty 500.
+        Scheduler::reset(new StreamSelectDriver());
         run(static function () use ($boot): void {
             $request = GlobalsRequest::fromGlobals();
             try {

@@ -31,18 +31,31 @@ final class FrontControllerTest extends TestCase
     {
         self::$address = '127.0.0.1:' . PetrelProcess::freePort();
         self::$log = (string) \tempnam(\sys_get_temp_dir(), 'petrel-php-s-');
+        self::$server = self::startPhpS(self::$address, self::$log);
+    }
+
+    /**
+     * `php -S` on $address running the fixture.
+     *
+     * @param list<string> $phpOptions
+     * @param array<string, string>|null $env null: this process's
+     * @return resource
+     */
+    private static function startPhpS(string $address, string $log, array $phpOptions = [], ?array $env = null)
+    {
         $process = \proc_open(
-            [\PHP_BINARY, '-S', self::$address, self::FIXTURE],
-            [0 => ['file', '/dev/null', 'r'], 1 => ['file', self::$log, 'w'], 2 => ['file', self::$log, 'a']],
+            [\PHP_BINARY, ...$phpOptions, '-S', $address, self::FIXTURE],
+            [0 => ['file', '/dev/null', 'r'], 1 => ['file', $log, 'w'], 2 => ['file', $log, 'a']],
             $pipes,
+            null,
+            $env,
         );
         self::assertIsResource($process);
-        self::$server = $process;
-        PetrelProcess::waitFor(static function () use ($process): bool {
+        PetrelProcess::waitFor(static function () use ($process, $address, $log): bool {
             if (!\proc_get_status($process)['running']) {
-                throw new \RuntimeException("php -S exited:\n" . @\file_get_contents(self::$log));
+                throw new \RuntimeException("php -S exited:\n" . @\file_get_contents($log));
             }
-            $socket = @\stream_socket_client('tcp://' . self::$address, $errno, $error, 0.2);
+            $socket = @\stream_socket_client('tcp://' . $address, $errno, $error, 0.2);
             if ($socket === false) {
                 return false;
             }
@@ -50,6 +63,37 @@ final class FrontControllerTest extends TestCase
 
             return true;
         }, 10.0, 'php -S to listen');
+
+        return $process;
+    }
+
+    /**
+     * PETREL_DRIVER is for the server's workers. An environment that sets it for them (to
+     * epoll) is often the one php-fpm runs in too, where FFI is off by default: classic mode
+     * used to honour it, and DriverFactory refused ("PETREL_DRIVER=epoll cannot work
+     * here"), a 500 with an empty body for every request. One request needs no scalable
+     * driver: classic mode uses stream_select() whatever PETREL_DRIVER says.
+     */
+    public function testAServerDriverSetInTheEnvironmentDoesNotBreakClassicMode(): void
+    {
+        $address = '127.0.0.1:' . PetrelProcess::freePort();
+        $log = (string) \tempnam(\sys_get_temp_dir(), 'petrel-php-s-');
+        $server = self::startPhpS($address, $log, ['-d', 'ffi.enable=0'], ['PETREL_DRIVER' => 'epoll'] + \getenv());
+        try {
+            $saved = self::$address;
+            self::$address = $address;
+            try {
+                [$status, , $body] = $this->request("GET /text?name=Ada HTTP/1.1\r\nHost: test\r\n\r\n");
+            } finally {
+                self::$address = $saved;
+            }
+            self::assertSame('HTTP/1.1 422 Unprocessable Content', $status, (string) @\file_get_contents($log));
+            self::assertSame('hello Ada', $body);
+        } finally {
+            \proc_terminate($server, \SIGTERM);
+            \proc_close($server);
+            @\unlink($log);
+        }
     }
 
     public static function tearDownAfterClass(): void
