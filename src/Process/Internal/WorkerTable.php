@@ -28,8 +28,12 @@ use Throwable;
  */
 final class WorkerTable
 {
-    /** What the master (Master::run()) handles: a worker starts with them at SIG_DFL. */
-    private const MASTER_SIGNALS = [\SIGTERM, \SIGINT, \SIGUSR1, \SIGUSR2, \SIGCHLD, \SIGHUP];
+    /**
+     * What a new worker puts back to SIG_DFL, blocked across its fork: the signals
+     * Master::run() handles (TERM, INT, USR1, CHLD), and USR2 and HUP, whose handlers a
+     * process embedding the master may have set.
+     */
+    private const RESET_SIGNALS = [\SIGTERM, \SIGINT, \SIGUSR1, \SIGUSR2, \SIGCHLD, \SIGHUP];
 
     /** @var array<int, WorkerHandle> by pid, in the order they were forked */
     private array $workers = [];
@@ -148,12 +152,12 @@ final class WorkerTable
         if ($pair === false) {
             throw new ProcessException('Cannot create a pipe for a new worker');
         }
-        // The signals the master handles are blocked across the fork, so a SIGTERM sent to a
+        // The signals a worker resets are blocked across the fork, so a SIGTERM sent to a
         // worker that has not run yet (a stop right after a recycle started, on a loaded
         // machine) waits until the child has put them back to SIG_DFL. Unblocked, it ran the
         // master's handler inherited by the child (a flag on the child's copy of Master): the
         // worker never stopped, and the master killed it after --graceful-timeout.
-        \pcntl_sigprocmask(\SIG_BLOCK, self::MASTER_SIGNALS, $mask);
+        \pcntl_sigprocmask(\SIG_BLOCK, self::RESET_SIGNALS, $mask);
         $pid = \pcntl_fork();
         if ($pid !== 0) {
             \pcntl_sigprocmask(\SIG_SETMASK, $mask);
@@ -244,7 +248,7 @@ final class WorkerTable
      */
     private function runWorker(int $number, mixed $pipe, ?\FFI\CData $watchdogCells, array $mask): int
     {
-        foreach (self::MASTER_SIGNALS as $signal) {
+        foreach (self::RESET_SIGNALS as $signal) {
             \pcntl_signal($signal, \SIG_DFL);
         }
         \pcntl_sigprocmask(\SIG_SETMASK, $mask);
