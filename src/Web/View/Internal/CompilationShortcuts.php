@@ -20,8 +20,9 @@ final class CompilationShortcuts extends AbstractExtension
 {
     public function getNodeVisitors(): array
     {
-        // ShortcutAttributeVisitor (256) rewrites attribute reads; ConcatenatingOutputVisitor
-        // (257) then merges the output nodes as they will be compiled.
-        return [new ShortcutAttributeVisitor(), new ConcatenatingOutputVisitor()];
+        // StructureShortcutsVisitor (0) swaps block references and includes for direct
+        // calls; ShortcutAttributeVisitor (256) rewrites attribute reads;
+        // ConcatenatingOutputVisitor (257) then merges the output nodes as they will be compiled.
+        return [new StructureShortcutsVisitor(), new ShortcutAttributeVisitor(), new ConcatenatingOutputVisitor()];
     }
 }

@@ -1,0 +1,232 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Tests\Unit\Web\View;
+
+use Petrel\Tests\Support\AsyncTestCase;
+use Petrel\Web\View\Internal\DirectBlockNode;
+use Petrel\Web\View\Internal\DirectIncludeNode;
+use Petrel\Web\View\Internal\RenderFailure;
+use Petrel\Web\View\Internal\StructureShortcutsVisitor;
+use Petrel\Web\View\View;
+use PHPUnit\Framework\Attributes\CoversClass;
+use PHPUnit\Framework\Attributes\DataProvider;
+use Twig\Environment;
+use Twig\Error\Error;
+use Twig\Extension\AbstractExtension;
+use Twig\Extension\SandboxExtension;
+use Twig\Loader\ArrayLoader;
+use Twig\Sandbox\SecurityPolicy;
+use Twig\TwigFunction;
+
+use function Petrel\go;
+use function Petrel\sleep;
+
+/**
+ * Blocks displayed and templates included by direct calls render the same bytes as through
+ * Twig's yieldBlock() and yield(), and fail with the same errors, reported against the same
+ * template and line.
+ */
+#[CoversClass(StructureShortcutsVisitor::class)]
+#[CoversClass(DirectBlockNode::class)]
+#[CoversClass(DirectIncludeNode::class)]
+#[CoversClass(RenderFailure::class)]
+#[CoversClass(View::class)]
+final class StructureShortcutsVisitorTest extends AsyncTestCase
+{
+    /** Templates every case can include, extend, use or embed. */
+    private const LIBRARY = [
+        'layout' => "<title>{% block title %}{{ site }}{% endblock %}</title>\n<main>{% block body %}{% endblock %}</main>\n"
+            . "{% include 'nav' %}<footer>{% block footer %}by {{ site }}{% endblock %}</footer>\n",
+        'nav' => "<nav>{{ name }} {{ site }}{% block navextra %}+{% endblock %}</nav>\n",
+        'section' => "{% extends 'layout' %}{% block body %}<section>{% block inner %}inner {{ n }}{% endblock %}</section>{% endblock %}",
+        'part' => "{% set leaked = 'no' %}<aside>{{ name }} ({{ n }}) {{ leaked }} {{ extra ?? '-' }} {{ site ?? 'no site' }} {{ global }}</aside>\n",
+        'blocks' => "{% block a %}A{{ name }}{% endblock %}{% block b %}B{% endblock %}",
+        'failing' => "<p>\n{{ name }}\n{{ boom() }}</p>",
+        'failing-block' => "{% extends 'layout' %}{% block body %}\n\nx {{ boom() }}{% endblock %}",
+        'failing-layout' => "<main>{% block body %}{% endblock %}</main>\n{% block broken %}\n{{ boom() }}{% endblock %}",
+    ];
+
+    /** @return iterable<string, array{string}> */
+    public static function templates(): iterable
+    {
+        yield 'extends and blocks' => ["{% extends 'layout' %}{% block title %}T {{ name }} · {{ parent() }}{% endblock %}{% block body %}<p>{{ name }}</p>{{ block('title') }}{% endblock %}"];
+        yield 'three levels' => ["{% extends 'section' %}{% block inner %}[{{ parent() }}]{% endblock %}{% block footer %}F{{ parent() }}{% endblock %}"];
+        yield 'blocks in blocks' => ["{% block outer %}<o>{% block middle %}<m>{% block inner %}{{ name }}{% endblock %}</m>{% endblock %}</o>{% endblock %}"];
+        yield 'a block in an if and a for' => ["{% if n %}{% block x %}X{{ n }}{% endblock %}{% endif %}{% for i in 1..2 %}{% block y %}Y{{ i ?? '' }}{% endblock %}{% endfor %}"];
+        yield 'set in a block does not leak' => ["{% block x %}{% set name = 'changed' %}{{ name }}{% endblock %}|{{ name }}"];
+        yield 'include' => ["<body>{{ name }}{% include 'part' %}{{ n }}{{ include('part') }}{{ leaked ?? 'not leaked' }}</body>"];
+        yield 'include with' => ["{% include 'part' with {extra: 'E', n: 7} %}{{ n }}"];
+        yield 'include only' => ["{% include 'part' with {name: 'only', n: 1} only %}{{ name }}"];
+        yield 'include ignore missing' => ["a{% include 'missing' ignore missing %}b{% include 'part' ignore missing %}c"];
+        yield 'include of the first found' => ["{% include ['missing', 'part'] %}"];
+        yield 'include by variable' => ["{% include which %}{% include which ~ '' with {extra: 1} %}"];
+        yield 'include in a loop' => ["{% for name in ['a', 'b'] %}{% include 'part' %}{{ loop.index }}{% endfor %}"];
+        yield 'include of a layout child' => ["{% include 'section' %}"];
+        yield 'embed' => ["x{% embed 'layout' %}{% block body %}E{{ name }}{% include 'part' %}{% endblock %}{% endembed %}y"];
+        yield 'use' => ["{% use 'blocks' %}[{{ block('a') }}|{% block b %}b{{ parent() }}{% endblock %}]"];
+        yield 'use in a child' => ["{% extends 'layout' %}{% use 'blocks' %}{% block body %}{{ block('a') }}{% endblock %}"];
+        yield 'with' => ["{% with {name: 'other'} %}{% block w %}{{ name }}{% endblock %}{% endwith %}{{ name }}"];
+    }
+
+    #[DataProvider('templates')]
+    public function testSameOutputAsTwig(string $template): void
+    {
+        foreach ([false, true] as $debug) {
+            $expected = self::environment($template, false, $debug)->render('t', self::data());
+            self::assertSame($expected, self::environment($template, true, $debug)->render('t', self::data()), $debug ? 'debug' : 'not debug');
+        }
+    }
+
+    public function testTheSameThroughAViewAsInPlainTwig(): void
+    {
+        $dir = new TemplateDir(self::LIBRARY + ['page' => "{% extends 'section' %}{% block inner %}{% include 'part' %}{{ parent() }}{% endblock %}"]);
+        try {
+            $twig = new Environment(new ArrayLoader(self::LIBRARY + ['page' => (string) \file_get_contents($dir->path . '/page')]), ['use_yield' => true, 'autoescape' => 'html', 'cache' => false]);
+            $view = new View($dir->path, globals: ['site' => 'Petrel & co', 'global' => 'G']);
+            $twig->addGlobal('site', 'Petrel & co');
+            $twig->addGlobal('global', 'G');
+
+            $expected = $twig->render('page', self::data());
+            self::assertStringContainsString('<nav>&lt;Ada&gt; Petrel &amp; co+</nav>', $expected);
+            self::assertSame($expected, $view->render('page', self::data()));
+            self::assertSame($expected, (string) $view->response('page', self::data())->getBody());
+        } finally {
+            TemplateDir::remove($dir->path);
+        }
+    }
+
+    public function testBlocksAndIncludesAreCompiledAsDirectCalls(): void
+    {
+        $template = "{% block x %}X{% endblock %}{% include 'part' %}{% include 'part' ignore missing %}";
+
+        $twig = self::compiled($template, false);
+        self::assertSame(1, \substr_count($twig, '->yieldBlock('), $twig);
+        self::assertSame(2, \substr_count($twig, '->unwrap()->yield('), $twig);
+
+        // The block and the plain include are direct calls (Twig's yieldBlock() kept for a
+        // block $blocks lacks); the include that may be missing is left to Twig.
+        $direct = self::compiled($template, true);
+        self::assertSame(1, \substr_count($direct, '->{$_v0[1]}($context, $blocks)'), $direct);
+        self::assertSame(1, \substr_count($direct, '->doDisplay($context + $this->env->getGlobals(), '), $direct);
+        self::assertSame(1, \substr_count($direct, '->unwrap()->yield('), $direct);
+        self::assertSame(2, \substr_count($direct, RenderFailure::class . '::rethrow('), $direct);
+    }
+
+    public function testNotUnderTheSandbox(): void
+    {
+        $twig = self::environment("{% block x %}X{% endblock %}{% include 'part' %}", true);
+        $twig->addExtension(new SandboxExtension(new SecurityPolicy(), false));
+
+        $compiled = $twig->compileSource($twig->getLoader()->getSourceContext('t'));
+        self::assertStringNotContainsString(RenderFailure::class, $compiled);
+        self::assertStringContainsString('->yieldBlock(', $compiled);
+    }
+
+    /** @return iterable<string, array{string, string, int}> a template that throws, the template and line reported */
+    public static function failures(): iterable
+    {
+        yield 'in an included template' => ["a\n{% include 'failing' %}", 'failing', 3];
+        yield 'in an include in a layout, from a child' => ["{% extends 'layout' %}{% block body %}{% include 'failing' %}{% endblock %}", 'failing', 3];
+        yield "in a child's block" => ["{% extends 'layout' %}{% block title %}\n{{ boom() }}{% endblock %}", 't', 2];
+        yield "in a layout's block" => ["{% extends 'failing-layout' %}{% block body %}ok{% endblock %}", 'failing-layout', 3];
+        yield "in an included child's block" => ["x\n{% include 'failing-block' %}", 'failing-block', 3];
+        yield 'in a block of its own' => ["{% block x %}\n\n\n{{ boom() }}{% endblock %}", 't', 4];
+        yield 'a missing include' => ["a\n\n{% include 'missing' %}", 't', 3];
+        yield 'a missing include in a block' => ["{% extends 'layout' %}{% block body %}\n{% include 'missing' %}{% endblock %}", 't', 2];
+        yield 'a variable not defined, strict' => ["{% extends 'layout' %}{% block body %}\n{{ undefined }}{% endblock %}", 't', 2];
+    }
+
+    #[DataProvider('failures')]
+    public function testAnErrorIsTwigsForTheSameTemplateAndLine(string $template, string $name, int $line): void
+    {
+        foreach ([false, true] as $debug) {
+            $errors = [];
+            foreach ([false, true] as $direct) {
+                try {
+                    self::environment($template, $direct, $debug)->render('t', self::data() + ($debug ? [] : ['undefined' => null]));
+                    $errors[] = null;
+                } catch (Error $error) {
+                    $errors[] = [$error::class, $error->getMessage(), $error->getSourceContext()?->getName(), $error->getTemplateLine(), $error->getPrevious()?->getMessage()];
+                }
+            }
+
+            self::assertSame($errors[0], $errors[1], $debug ? 'debug' : 'not debug');
+            if ($errors[1] !== null) {
+                self::assertSame([$name, $line], [$errors[1][2], $errors[1][3]], $errors[1][1]);
+            } else {
+                self::assertFalse($debug, 'only the undefined variable, outside strict mode, renders');
+            }
+        }
+    }
+
+    public function testConcurrentRendersThatSuspendInBlocksAndIncludes(): void
+    {
+        $dir = new TemplateDir(['layout' => self::LIBRARY['layout'], 'nav' => self::LIBRARY['nav'],
+            'page' => "{% extends 'layout' %}{% block body %}{{ pause(ms) }}{{ name }}{% include 'slow' %}{% endblock %}",
+            'slow' => '[{{ pause(ms) }}{{ name }}]',
+        ]);
+        $view = new View($dir->path, globals: ['site' => 's', 'global' => 'G']);
+        $view->addFunction('pause', static function (int $ms): string {
+            sleep($ms / 1000);
+
+            return '.';
+        });
+
+        try {
+            $outputs = $this->async(static function () use ($view): array {
+                $first = go(static fn (): string => $view->render('page', ['name' => 'a', 'ms' => 3]));
+                $second = go(static fn (): string => $view->render('page', ['name' => 'b', 'ms' => 1]));
+
+                return [$first->join(), $second->join()];
+            });
+        } finally {
+            TemplateDir::remove($dir->path);
+        }
+
+        $page = static fn (string $name): string => "<title>s</title>\n<main>.{$name}[.{$name}]</main>\n<nav>{$name} s+</nav>\n<footer>by s</footer>\n";
+        self::assertSame([$page('a'), $page('b')], $outputs);
+    }
+
+    /** @return array<string, mixed> */
+    private static function data(): array
+    {
+        return ['site' => 'Petrel & co', 'name' => '<Ada>', 'n' => 3, 'which' => 'part'];
+    }
+
+    private static function environment(string $template, bool $direct, bool $debug = false): Environment
+    {
+        $twig = new Environment(new ArrayLoader(self::LIBRARY + ['t' => $template]), [
+            'use_yield' => true,
+            'cache' => false,
+            'autoescape' => 'html',
+            'debug' => $debug,
+            'strict_variables' => $debug,
+        ]);
+        $twig->addGlobal('global', 'G');
+        $twig->addFunction(new TwigFunction('boom', static function (): string {
+            throw new \DomainException('boom');
+        }));
+        if ($direct) {
+            // As an extension, not addNodeVisitor(): Twig names a compiled class after the
+            // template and the extensions' classes, and a class already loaded in this
+            // process (compiled without the visitor) would be used as is.
+            $twig->addExtension(new class () extends AbstractExtension {
+                public function getNodeVisitors(): array
+                {
+                    return [new StructureShortcutsVisitor()];
+                }
+            });
+        }
+
+        return $twig;
+    }
+
+    private static function compiled(string $template, bool $direct): string
+    {
+        $twig = self::environment($template, $direct);
+
+        return $twig->compileSource($twig->getLoader()->getSourceContext('t'));
+    }
+}
