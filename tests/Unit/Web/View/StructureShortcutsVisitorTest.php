@@ -7,6 +7,7 @@ namespace Petrel\Tests\Unit\Web\View;
 use Petrel\Tests\Support\AsyncTestCase;
 use Petrel\Web\View\Internal\DirectBlockNode;
 use Petrel\Web\View\Internal\DirectIncludeNode;
+use Petrel\Web\View\Internal\DirectParentNode;
 use Petrel\Web\View\Internal\RenderFailure;
 use Petrel\Web\View\Internal\StructureShortcutsVisitor;
 use Petrel\Web\View\View;
@@ -15,6 +16,8 @@ use PHPUnit\Framework\Attributes\DataProvider;
 use Twig\Environment;
 use Twig\Error\Error;
 use Twig\Extension\AbstractExtension;
+use Twig\Extension\ProfilerExtension;
+use Twig\Profiler\Profile;
 use Twig\Extension\SandboxExtension;
 use Twig\Loader\ArrayLoader;
 use Twig\Sandbox\SecurityPolicy;
@@ -31,6 +34,7 @@ use function Petrel\sleep;
 #[CoversClass(StructureShortcutsVisitor::class)]
 #[CoversClass(DirectBlockNode::class)]
 #[CoversClass(DirectIncludeNode::class)]
+#[CoversClass(DirectParentNode::class)]
 #[CoversClass(RenderFailure::class)]
 #[CoversClass(View::class)]
 final class StructureShortcutsVisitorTest extends AsyncTestCase
@@ -46,12 +50,15 @@ final class StructureShortcutsVisitorTest extends AsyncTestCase
         'failing' => "<p>\n{{ name }}\n{{ boom() }}</p>",
         'failing-block' => "{% extends 'layout' %}{% block body %}\n\nx {{ boom() }}{% endblock %}",
         'failing-layout' => "<main>{% block body %}{% endblock %}</main>\n{% block broken %}\n{{ boom() }}{% endblock %}",
+        'failing-top' => "<p>{% block body %}{% endblock %}\n\n{{ boom() }}</p>",
     ];
 
     /** @return iterable<string, array{string}> */
     public static function templates(): iterable
     {
         yield 'extends and blocks' => ["{% extends 'layout' %}{% block title %}T {{ name }} · {{ parent() }}{% endblock %}{% block body %}<p>{{ name }}</p>{{ block('title') }}{% endblock %}"];
+        yield 'extends, a name from a variable' => ["{% extends which_layout %}{% block body %}[{{ parent() }}]{% endblock %}"];
+        yield 'extends, with a set and an import before' => ["{% extends 'layout' %}{% set name = 'set' %}{% import _self as me %}{% macro m() %}M{% endmacro %}{% block body %}{{ name }}{{ me.m() }}{% endblock %}"];
         yield 'three levels' => ["{% extends 'section' %}{% block inner %}[{{ parent() }}]{% endblock %}{% block footer %}F{{ parent() }}{% endblock %}"];
         yield 'blocks in blocks' => ["{% block outer %}<o>{% block middle %}<m>{% block inner %}{{ name }}{% endblock %}</m>{% endblock %}</o>{% endblock %}"];
         yield 'a block in an if and a for' => ["{% if n %}{% block x %}X{{ n }}{% endblock %}{% endif %}{% for i in 1..2 %}{% block y %}Y{{ i ?? '' }}{% endblock %}{% endfor %}"];
@@ -114,6 +121,34 @@ final class StructureShortcutsVisitorTest extends AsyncTestCase
         self::assertSame(2, \substr_count($direct, RenderFailure::class . '::rethrow('), $direct);
     }
 
+    public function testExtendsWithAConstantNameIsADirectCall(): void
+    {
+        $template = "{% extends 'layout' %}{% block body %}x{% endblock %}";
+
+        self::assertStringNotContainsString('$this->parent->doDisplay(', self::compiled($template, false));
+        self::assertStringContainsString('->unwrap()->yield($context, array_merge($this->blocks, $blocks));', self::compiled($template, false));
+        $direct = self::compiled($template, true);
+        self::assertSame(1, \substr_count($direct, 'yield from $this->parent->doDisplay($context + $this->env->getGlobals(), \array_merge($this->parent->blocks, $this->blocks, $blocks));'), $direct);
+        self::assertStringContainsString(RenderFailure::class . '::rethrow($this->parent, ', $direct);
+
+        // A name known only when rendering: Twig's getParent().
+        self::assertStringNotContainsString('$this->parent->doDisplay(', self::compiled('{% extends which_layout %}', true));
+    }
+
+    public function testExtendsIsLeftToTwigWhenCodeFollowsItsCallToTheParent(): void
+    {
+        // The profiler ends its profile after the parent's display (ModuleNode's display_end).
+        $template = "{% extends 'layout' %}{% block body %}x{% endblock %}";
+        $twig = self::environment($template, true);
+        $profile = new Profile();
+        $twig->addExtension(new ProfilerExtension($profile));
+
+        self::assertStringNotContainsString('$this->parent->doDisplay(', $twig->compileSource($twig->getLoader()->getSourceContext('t')));
+        self::assertSame(self::environment($template, false)->render('t', self::data()), $twig->render('t', self::data()));
+        self::assertSame('t', $profile->getProfiles()[0]->getTemplate());
+        self::assertGreaterThan(0, $profile->getProfiles()[0]->getDuration());
+    }
+
     public function testNotUnderTheSandbox(): void
     {
         $twig = self::environment("{% block x %}X{% endblock %}{% include 'part' %}", true);
@@ -133,6 +168,8 @@ final class StructureShortcutsVisitorTest extends AsyncTestCase
         yield "in a layout's block" => ["{% extends 'failing-layout' %}{% block body %}ok{% endblock %}", 'failing-layout', 3];
         yield "in an included child's block" => ["x\n{% include 'failing-block' %}", 'failing-block', 3];
         yield 'in a block of its own' => ["{% block x %}\n\n\n{{ boom() }}{% endblock %}", 't', 4];
+        yield "in a layout, outside its blocks" => ["{% extends 'failing-top' %}{% block body %}ok{% endblock %}", 'failing-top', 3];
+        yield 'a missing layout' => ["\n{% extends 'missing' %}{% block body %}ok{% endblock %}", 't', 2];
         yield 'a missing include' => ["a\n\n{% include 'missing' %}", 't', 3];
         yield 'a missing include in a block' => ["{% extends 'layout' %}{% block body %}\n{% include 'missing' %}{% endblock %}", 't', 2];
         yield 'a variable not defined, strict' => ["{% extends 'layout' %}{% block body %}\n{{ undefined }}{% endblock %}", 't', 2];
@@ -192,7 +229,7 @@ final class StructureShortcutsVisitorTest extends AsyncTestCase
     /** @return array<string, mixed> */
     private static function data(): array
     {
-        return ['site' => 'Petrel & co', 'name' => '<Ada>', 'n' => 3, 'which' => 'part'];
+        return ['site' => 'Petrel & co', 'name' => '<Ada>', 'n' => 3, 'which' => 'part', 'which_layout' => 'section'];
     }
 
     private static function environment(string $template, bool $direct, bool $debug = false): Environment

@@ -1,0 +1,66 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Web\View\Internal;
+
+use Twig\Attribute\YieldReady;
+use Twig\Compiler;
+use Twig\Node\Node;
+
+/**
+ * `{% extends "layout" %}` (a constant name) running the parent's display directly instead
+ * of through Template::yield(): one generator and two method calls fewer per render (see
+ * StructureShortcutsVisitor). Added by the visitor at the end of a child template's body,
+ * where Twig's ModuleNode compiles its own call to the parent right after:
+ *
+ *     // line 1
+ *     $this->parent = $this->load("layout", 1);
+ *     try {
+ *         $this->parent->ensureSecurityChecked();
+ *         yield from $this->parent->doDisplay($context + $this->env->getGlobals(),
+ *             \array_merge($this->parent->blocks, $this->blocks, $blocks));
+ *     } catch (\Throwable $_v0) {
+ *         RenderFailure::rethrow($this->parent, $_v0);
+ *     }
+ *     return;
+ *
+ * That is ModuleNode's `$this->parent = $this->load(...)` and `yield from
+ * $this->parent->unwrap()->yield($context, array_merge($this->blocks, $blocks))` with
+ * Template::yield() inlined (the parent's blocks merged in front, the same error handling);
+ * `return` leaves ModuleNode's own code unreached. The visitor adds it only where nothing is
+ * compiled after that code (an empty display_end).
+ *
+ * @internal made by StructureShortcutsVisitor
+ */
+#[YieldReady]
+final class DirectParentNode extends Node
+{
+    public function __construct(string $parent, int $lineno)
+    {
+        parent::__construct([], ['parent' => $parent], $lineno);
+    }
+
+    public function compile(Compiler $compiler): void
+    {
+        $error = $compiler->getVarName();
+        $compiler
+            ->addDebugInfo($this)
+            ->write('$this->parent = $this->load(')
+            ->repr($this->getAttribute('parent'))
+            ->raw(', ')
+            ->repr($this->getTemplateLine())
+            ->raw(");\n")
+            ->write("try {\n")
+            ->indent()
+            ->write("\$this->parent->ensureSecurityChecked();\n")
+            ->write("yield from \$this->parent->doDisplay(\$context + \$this->env->getGlobals(), \\array_merge(\$this->parent->blocks, \$this->blocks, \$blocks));\n")
+            ->outdent()
+            ->write("} catch (\\Throwable \${$error}) {\n")
+            ->indent()
+            ->write("\\" . RenderFailure::class . "::rethrow(\$this->parent, \${$error});\n")
+            ->outdent()
+            ->write("}\n")
+            ->write("return;\n");
+    }
+}
