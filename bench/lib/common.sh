@@ -40,6 +40,19 @@ bench_petrel() {
     bench_wait_http "http://127.0.0.1:$port/"
 }
 
+# bench_server_ticks PID: "USER SYSTEM", the CPU clock ticks used so far by the process PID
+# (a server's master: bin/petrel, nginx, php-fpm), its live children and the children it has
+# reaped (their time is in its cutime/cstime). Divide by `getconf CLK_TCK` for seconds.
+bench_server_ticks() {
+    local user system child
+    read -r user system < <(awk '{print $14 + $16, $15 + $17}' "/proc/$1/stat")
+    for child in $(ps -o pid= --ppid "$1" 2>/dev/null || true); do
+        read -r u s < <(awk '{print $14, $15}' "/proc/$child/stat" 2>/dev/null || echo 0 0)
+        user=$((user + u)) system=$((system + s))
+    done
+    echo "$user $system"
+}
+
 # bench_nginx PORT WORKERS HTTP_CONFIG: starts nginx on 127.0.0.1:PORT with its own temp
 # paths under the bench dir; HTTP_CONFIG is the rest of the http block (server, upstreams).
 bench_nginx() {
