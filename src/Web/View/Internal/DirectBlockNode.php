@@ -39,22 +39,13 @@ final class DirectBlockNode extends BlockReferenceNode
     public function compile(Compiler $compiler): void
     {
         $name = \var_export((string) $this->getAttribute('name'), true); // a NAME token: letters, digits, _
-        $block = $compiler->getVarName();
-        $error = $compiler->getVarName();
+        $block = '$' . $compiler->getVarName();
         $compiler
             ->addDebugInfo($this)
-            ->write("if ((\${$block} = \$blocks[{$name}] ?? null) !== null && \${$block}[0] instanceof \\Twig\\Template) {\n")
-            ->indent()
-            ->write("try {\n")
-            ->indent()
-            ->write("\${$block}[0]->ensureSecurityChecked();\n")
-            ->write("yield from \${$block}[0]->{\${$block}[1]}(\$context, \$blocks);\n")
-            ->outdent()
-            ->write("} catch (\\Throwable \${$error}) {\n")
-            ->indent()
-            ->write("\\" . RenderFailure::class . "::rethrow(\${$block}[0], \${$error});\n")
-            ->outdent()
-            ->write("}\n")
+            ->write("if (({$block} = \$blocks[{$name}] ?? null) !== null && {$block}[0] instanceof \\Twig\\Template) {\n")
+            ->indent();
+        RenderFailure::compileCall($compiler, "{$block}[0]", static fn (Compiler $compiler) => $compiler->raw("{{$block}[1]}(\$context, \$blocks)"));
+        $compiler
             ->outdent()
             ->write("} else {\n")
             ->indent()

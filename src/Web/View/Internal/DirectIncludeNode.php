@@ -41,26 +41,16 @@ final class DirectIncludeNode extends IncludeNode
 
             return;
         }
-        $template = $compiler->getVarName();
-        $error = $compiler->getVarName();
+        $template = '$' . $compiler->getVarName();
         $compiler
             ->addDebugInfo($this)
-            ->write("\${$template} = ");
+            ->write("{$template} = ");
         $this->addGetTemplate($compiler);
-        $compiler
-            ->raw(";\n")
-            ->write("try {\n")
-            ->indent()
-            ->write("\${$template}->ensureSecurityChecked();\n")
-            ->write("yield from \${$template}->doDisplay(");
-        $this->addTemplateArguments($compiler);
-        $compiler
-            ->raw(" + \$this->env->getGlobals(), \${$template}->blocks);\n")
-            ->outdent()
-            ->write("} catch (\\Throwable \${$error}) {\n")
-            ->indent()
-            ->write("\\" . RenderFailure::class . "::rethrow(\${$template}, \${$error});\n")
-            ->outdent()
-            ->write("}\n");
+        $compiler->raw(";\n");
+        RenderFailure::compileCall($compiler, $template, function (Compiler $compiler) use ($template): void {
+            $compiler->raw('doDisplay(');
+            $this->addTemplateArguments($compiler);
+            $compiler->raw(" + \$this->env->getGlobals(), {$template}->blocks)");
+        });
     }
 }

@@ -43,24 +43,15 @@ final class DirectParentNode extends Node
 
     public function compile(Compiler $compiler): void
     {
-        $error = $compiler->getVarName();
         $compiler
             ->addDebugInfo($this)
             ->write('$this->parent = $this->load(')
             ->repr($this->getAttribute('parent'))
             ->raw(', ')
             ->repr($this->getTemplateLine())
-            ->raw(");\n")
-            ->write("try {\n")
-            ->indent()
-            ->write("\$this->parent->ensureSecurityChecked();\n")
-            ->write("yield from \$this->parent->doDisplay(\$context + \$this->env->getGlobals(), \\array_merge(\$this->parent->blocks, \$this->blocks, \$blocks));\n")
-            ->outdent()
-            ->write("} catch (\\Throwable \${$error}) {\n")
-            ->indent()
-            ->write("\\" . RenderFailure::class . "::rethrow(\$this->parent, \${$error});\n")
-            ->outdent()
-            ->write("}\n")
-            ->write("return;\n");
+            ->raw(");\n");
+        RenderFailure::compileCall($compiler, '$this->parent', static fn (Compiler $compiler) => $compiler
+            ->raw('doDisplay($context + $this->env->getGlobals(), \\array_merge($this->parent->blocks, $this->blocks, $blocks))'));
+        $compiler->write("return;\n");
     }
 }

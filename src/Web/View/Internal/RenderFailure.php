@@ -4,12 +4,14 @@ declare(strict_types=1);
 
 namespace Petrel\Web\View\Internal;
 
+use Twig\Compiler;
 use Twig\Template;
 
 /**
  * The error handling of Twig's Template::yield() and yieldBlock(), for the shortcuts that
- * call a block or an included template's display directly (DirectBlockNode,
- * DirectIncludeNode): the error is reported against $template as Twig reports it
+ * call a block or another template's display directly (DirectBlockNode, DirectIncludeNode,
+ * DirectParentNode): compiled around the call by compileCall(), and at run time rethrow()
+ * reports the error against the called template as Twig reports it
  * (a Twig error gets $template's source and a guessed line if it has none; anything else
  * is wrapped in a RuntimeError "An exception has been thrown during the rendering of a
  * template"). Twig's Template::handleException() itself is called, private as it is, so
@@ -19,6 +21,39 @@ use Twig\Template;
  */
 final class RenderFailure
 {
+    /**
+     * Compiles `yield from <template>-><call>` as Template::yield() and yieldBlock() run
+     * theirs: after the template's security check, errors reported against the template.
+     *
+     *     try {
+     *         $_v0[0]->ensureSecurityChecked();
+     *         yield from $_v0[0]->{$_v0[1]}($context, $blocks);
+     *     } catch (\Throwable $_v1) {
+     *         RenderFailure::rethrow($_v0[0], $_v1);
+     *     }
+     *
+     * @param string $template a PHP expression for the called Twig\Template
+     * @param \Closure(Compiler): mixed $call compiles the method call after `<template>->`
+     */
+    public static function compileCall(Compiler $compiler, string $template, \Closure $call): void
+    {
+        $error = '$' . $compiler->getVarName();
+        $compiler
+            ->write("try {\n")
+            ->indent()
+            ->write("{$template}->ensureSecurityChecked();\n")
+            ->write("yield from {$template}->");
+        $call($compiler);
+        $compiler
+            ->raw(";\n")
+            ->outdent()
+            ->write("} catch (\\Throwable {$error}) {\n")
+            ->indent()
+            ->write('\\' . self::class . "::rethrow({$template}, {$error});\n")
+            ->outdent()
+            ->write("}\n");
+    }
+
     public static function rethrow(Template $template, \Throwable $error): never
     {
         /** @var \Closure(\Throwable): never $handle */

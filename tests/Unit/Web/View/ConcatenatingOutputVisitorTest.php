@@ -119,7 +119,7 @@ final class ConcatenatingOutputVisitorTest extends AsyncTestCase
         $twig = self::environment($template, true);
         $twig->addExtension(new SandboxExtension(new SecurityPolicy(), true));
 
-        self::assertSame(3, \substr_count($twig->compileSource($twig->getLoader()->getSourceContext('t')), 'yield '));
+        self::assertSame(3, \substr_count(ArrayTwig::compiled($twig, 't'), 'yield '));
     }
 
     /** @return iterable<string, array{string, int}> a template that throws, and the line it throws on */
@@ -235,38 +235,21 @@ final class ConcatenatingOutputVisitorTest extends AsyncTestCase
 
     private static function environment(string $template, bool $merged, bool $debug = false): Environment
     {
-        $twig = new Environment(new ArrayLoader(self::LIBRARY + ['t' => $template]), [
-            'use_yield' => true,
-            'cache' => false,
-            'autoescape' => 'html',
-            'debug' => $debug,
-            'strict_variables' => $debug,
-        ]);
-        $twig->addFunction(new TwigFunction('boom', static function (): string {
-            throw new \DomainException('boom');
-        }));
+        $twig = ArrayTwig::create(self::LIBRARY + ['t' => $template], $debug, $merged ? new class () extends AbstractExtension {
+            public function getNodeVisitors(): array
+            {
+                return [new ConcatenatingOutputVisitor()];
+            }
+        } : null);
         $twig->addFilter(new TwigFilter('explode', static function (): string {
             throw new \LengthException('exploded');
         }));
-        if ($merged) {
-            // As an extension, not addNodeVisitor(): Twig names a compiled class after the
-            // template and the extensions' classes, and a class already loaded in this
-            // process (compiled without the visitor) would be used as is.
-            $twig->addExtension(new class () extends AbstractExtension {
-                public function getNodeVisitors(): array
-                {
-                    return [new ConcatenatingOutputVisitor()];
-                }
-            });
-        }
 
         return $twig;
     }
 
     private static function compiled(string $template, bool $merged): string
     {
-        $twig = self::environment($template, $merged);
-
-        return $twig->compileSource($twig->getLoader()->getSourceContext('t'));
+        return ArrayTwig::compiled(self::environment($template, $merged), 't');
     }
 }

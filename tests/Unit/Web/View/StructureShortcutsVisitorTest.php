@@ -17,11 +17,9 @@ use Twig\Environment;
 use Twig\Error\Error;
 use Twig\Extension\AbstractExtension;
 use Twig\Extension\ProfilerExtension;
-use Twig\Profiler\Profile;
 use Twig\Extension\SandboxExtension;
-use Twig\Loader\ArrayLoader;
+use Twig\Profiler\Profile;
 use Twig\Sandbox\SecurityPolicy;
-use Twig\TwigFunction;
 
 use function Petrel\go;
 use function Petrel\sleep;
@@ -90,7 +88,7 @@ final class StructureShortcutsVisitorTest extends AsyncTestCase
     {
         $dir = new TemplateDir(self::LIBRARY + ['page' => "{% extends 'section' %}{% block inner %}{% include 'part' %}{{ parent() }}{% endblock %}"]);
         try {
-            $twig = new Environment(new ArrayLoader(self::LIBRARY + ['page' => (string) \file_get_contents($dir->path . '/page')]), ['use_yield' => true, 'autoescape' => 'html', 'cache' => false]);
+            $twig = ArrayTwig::create(self::LIBRARY + ['page' => (string) \file_get_contents($dir->path . '/page')]);
             $view = new View($dir->path, globals: ['site' => 'Petrel & co', 'global' => 'G']);
             $twig->addGlobal('site', 'Petrel & co');
             $twig->addGlobal('global', 'G');
@@ -143,7 +141,7 @@ final class StructureShortcutsVisitorTest extends AsyncTestCase
         $profile = new Profile();
         $twig->addExtension(new ProfilerExtension($profile));
 
-        self::assertStringNotContainsString('$this->parent->doDisplay(', $twig->compileSource($twig->getLoader()->getSourceContext('t')));
+        self::assertStringNotContainsString('$this->parent->doDisplay(', ArrayTwig::compiled($twig, 't'));
         self::assertSame(self::environment($template, false)->render('t', self::data()), $twig->render('t', self::data()));
         self::assertSame('t', $profile->getProfiles()[0]->getTemplate());
         self::assertGreaterThan(0, $profile->getProfiles()[0]->getDuration());
@@ -154,7 +152,7 @@ final class StructureShortcutsVisitorTest extends AsyncTestCase
         $twig = self::environment("{% block x %}X{% endblock %}{% include 'part' %}", true);
         $twig->addExtension(new SandboxExtension(new SecurityPolicy(), false));
 
-        $compiled = $twig->compileSource($twig->getLoader()->getSourceContext('t'));
+        $compiled = ArrayTwig::compiled($twig, 't');
         self::assertStringNotContainsString(RenderFailure::class, $compiled);
         self::assertStringContainsString('->yieldBlock(', $compiled);
     }
@@ -234,36 +232,19 @@ final class StructureShortcutsVisitorTest extends AsyncTestCase
 
     private static function environment(string $template, bool $direct, bool $debug = false): Environment
     {
-        $twig = new Environment(new ArrayLoader(self::LIBRARY + ['t' => $template]), [
-            'use_yield' => true,
-            'cache' => false,
-            'autoescape' => 'html',
-            'debug' => $debug,
-            'strict_variables' => $debug,
-        ]);
+        $twig = ArrayTwig::create(self::LIBRARY + ['t' => $template], $debug, $direct ? new class () extends AbstractExtension {
+            public function getNodeVisitors(): array
+            {
+                return [new StructureShortcutsVisitor()];
+            }
+        } : null);
         $twig->addGlobal('global', 'G');
-        $twig->addFunction(new TwigFunction('boom', static function (): string {
-            throw new \DomainException('boom');
-        }));
-        if ($direct) {
-            // As an extension, not addNodeVisitor(): Twig names a compiled class after the
-            // template and the extensions' classes, and a class already loaded in this
-            // process (compiled without the visitor) would be used as is.
-            $twig->addExtension(new class () extends AbstractExtension {
-                public function getNodeVisitors(): array
-                {
-                    return [new StructureShortcutsVisitor()];
-                }
-            });
-        }
 
         return $twig;
     }
 
     private static function compiled(string $template, bool $direct): string
     {
-        $twig = self::environment($template, $direct);
-
-        return $twig->compileSource($twig->getLoader()->getSourceContext('t'));
+        return ArrayTwig::compiled(self::environment($template, $direct), 't');
     }
 }
