@@ -27,10 +27,11 @@ if ($server === false) {
 stream_set_blocking($server, false);
 
 $children = [];
+$parent = getmypid();
 for ($i = 0; $i < (int) $workers; ++$i) {
     $pid = pcntl_fork();
     if ($pid === 0) {
-        serve($server);
+        serve($server, $parent);
         exit(0);
     }
     $children[] = $pid;
@@ -49,7 +50,7 @@ while (pcntl_wait($status) > 0) {
 }
 
 /** @param resource $server */
-function serve($server): never
+function serve($server, int $parent): never
 {
     $response = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 13\r\n\r\nHello, World!";
     $clients = [];
@@ -59,6 +60,9 @@ function serve($server): never
         $read[] = $server;
         $write = $except = null;
         if (stream_select($read, $write, $except, 1) < 1) {
+            if (posix_getppid() !== $parent) {
+                exit(0); // the first process is gone (killed outright): do not serve on, orphaned
+            }
             continue;
         }
         foreach ($read as $stream) {
