@@ -56,7 +56,7 @@ final class StructureShortcutsVisitor implements NodeVisitorInterface
         }
         $direct = match ($node::class) {
             BlockReferenceNode::class => new DirectBlockNode((string) $node->getAttribute('name'), $node->getTemplateLine()),
-            IncludeNode::class => self::directInclude($node),
+            IncludeNode::class => $node->getAttribute('ignore_missing') ? null : self::directInclude($node),
             default => null,
         };
         if ($direct === null) {
@@ -98,7 +98,7 @@ final class StructureShortcutsVisitor implements NodeVisitorInterface
         $variables = $include->hasNode('variables') ? $include->getNode('variables') : null;
         \assert($expr instanceof AbstractExpression && ($variables === null || $variables instanceof AbstractExpression));
 
-        return new DirectIncludeNode($expr, $variables, (bool) $include->getAttribute('only'), (bool) $include->getAttribute('ignore_missing'), $include->getTemplateLine());
+        return new DirectIncludeNode($expr, $variables, (bool) $include->getAttribute('only'), false, $include->getTemplateLine());
     }
 
     /** After every other visitor: they see Twig's nodes, and this one sees display_end as compiled. */
