@@ -44,7 +44,7 @@ bench_petrel() {
 # (a server's master: bin/petrel, nginx, php-fpm), its live children and the children it has
 # reaped (their time is in its cutime/cstime). Divide by `getconf CLK_TCK` for seconds.
 bench_server_ticks() {
-    local user system child
+    local user system child u s
     read -r user system < <(awk '{print $14 + $16, $15 + $17}' "/proc/$1/stat")
     for child in $(ps -o pid= --ppid "$1" 2>/dev/null || true); do
         read -r u s < <(awk '{print $14, $15}' "/proc/$child/stat" 2>/dev/null || echo 0 0)

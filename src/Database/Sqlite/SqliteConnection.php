@@ -26,10 +26,10 @@ use Throwable;
  */
 final class SqliteConnection implements Connection
 {
-    private ?PDO $pdo;
     /** sqlite3.h's SQLITE_OPEN_NOMUTEX, which PDO has no constant for. */
     private const SQLITE_OPEN_NOMUTEX = 0x8000;
 
+    private ?PDO $pdo;
     /** @var array<string, PDOStatement> */
     private array $statements = [];
 

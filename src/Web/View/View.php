@@ -41,7 +41,9 @@ use Twig\TwigFunction;
  * array key or a public or magic property (Internal\ShortcutGetAttrExpression): the same
  * values and errors as Twig's, for fewer instructions. Likewise each run of template text
  * and `{{ ... }}` is compiled as one `yield` of their concatenation, not one each
- * (Internal\ConcatenatingOutputVisitor): the same output and errors.
+ * (Internal\ConcatenatingOutputVisitor), and blocks, includes and a constant `extends` call
+ * the other template's code directly (Internal\StructureShortcutsVisitor): the same output
+ * and errors.
  *
  * Output is HTML-escaped by default (`{{ value }}`); `{{ value|raw }}` opts out (string
  * literals written in the template itself are trusted and not escaped, as in Twig). Layouts,
@@ -161,8 +163,6 @@ final class View
     /**
      * The loaded template. Outside debug mode a name always gives the same template, so it is
      * looked up once; in debug mode Twig is asked every time (the file may have changed).
-     */
-    /**
      * The compiled template itself, not Twig's TemplateWrapper: its stream() would add a
      * generator around the template's own yield(), ~1,200 instructions a render for nothing.
      */

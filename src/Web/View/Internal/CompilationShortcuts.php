@@ -20,9 +20,10 @@ final class CompilationShortcuts extends AbstractExtension
 {
     public function getNodeVisitors(): array
     {
-        // StructureShortcutsVisitor (0) swaps block references and includes for direct
-        // calls; ShortcutAttributeVisitor (256) rewrites attribute reads;
-        // ConcatenatingOutputVisitor (257) then merges the output nodes as they will be compiled.
+        // In priority order: ShortcutAttributeVisitor (256) rewrites attribute reads;
+        // ConcatenatingOutputVisitor (257) merges the output nodes as they will be compiled;
+        // StructureShortcutsVisitor (258, last) swaps blocks, includes and the call to a
+        // parent for direct calls, none of which a merged run holds.
         return [new StructureShortcutsVisitor(), new ShortcutAttributeVisitor(), new ConcatenatingOutputVisitor()];
     }
 }

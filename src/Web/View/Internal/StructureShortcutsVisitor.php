@@ -23,10 +23,12 @@ use Twig\NodeVisitor\NodeVisitorInterface;
  * blocks and includes cost much of its rendering: the blog's home page (a layout, three
  * blocks, an include) took 65,100 instructions to render, the same page written as one
  * template 36,300. With the direct blocks and include it takes 58,100 (callgrind; blog
- * `GET /` 143,504 -> 136,538); with the direct parent too, 55,200.
+ * `GET /` 143,504 -> 136,538); with View rendering through the template (no
+ * TemplateWrapper::stream()) 57,000, and with the direct parent too 54,300.
  *
  * Only Twig's own nodes (exact classes: an `embed` is an IncludeNode subclass, left as it
- * is), and `extends` with a constant name. Not with Twig's sandbox, whose checks the direct
+ * is), an include without `ignore missing` (its try around the load stays Twig's), and
+ * `extends` with a constant name. Not with Twig's sandbox, whose checks the direct
  * calls would have to repeat. The same in debug mode and outside it: the output and the
  * errors are the same. Runs after every other visitor, so they all see Twig's own nodes.
  *
