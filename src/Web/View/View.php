@@ -7,10 +7,12 @@ namespace Petrel\Web\View;
 use Petrel\Http\Response;
 use Petrel\Web\View\Internal\ClassCachingEnvironment;
 use Petrel\Web\View\Internal\CompilationShortcuts;
+use Petrel\Web\View\Internal\DirectFunctionExpression;
 use Petrel\Web\View\Internal\KeyCachingFilesystemLoader;
 use Petrel\Web\View\Internal\ReloadingFilesystemLoader;
 use Petrel\Web\View\Internal\ShortcutDateExtension;
 use Petrel\Web\View\Internal\ShortcutEscaperExtension;
+use Petrel\Web\View\Internal\ViewFunctions;
 use Twig\Environment;
 use Twig\Template;
 use Twig\TwigFunction;
@@ -62,6 +64,7 @@ use Twig\TwigFunction;
 final class View
 {
     private readonly Environment $twig;
+    private readonly ViewFunctions $functions;
     /** @var array<string, Template> loaded templates by name (outside debug mode, where they never change) */
     private array $templates = [];
 
@@ -97,6 +100,7 @@ final class View
         $this->twig->addExtension(new ShortcutEscaperExtension($this->twig));
         $this->twig->addExtension(new ShortcutDateExtension($this->twig));
         $this->twig->addExtension(new CompilationShortcuts());
+        $this->twig->addExtension($this->functions = new ViewFunctions());
         foreach ($globals as $name => $value) {
             $this->twig->addGlobal($name, $value);
         }
@@ -148,11 +152,16 @@ final class View
      */
     public function addFunction(string $name, callable $function, bool $safeHtml = false): void
     {
+        $options = ['node_class' => DirectFunctionExpression::class];
+        if ($safeHtml) {
+            $options['is_safe'] = ['html'];
+        }
         try {
-            $this->twig->addFunction(new TwigFunction($name, $function, $safeHtml ? ['is_safe' => ['html']] : []));
+            $this->twig->addFunction(new TwigFunction($name, $function, $options));
         } catch (\LogicException $e) {
             throw new ViewError("Add function \"{$name}\" at boot, before the first render: " . $e->getMessage(), 0, $e);
         }
+        $this->functions->callables[$name] = $function(...);
     }
 
     public function isDebug(): bool
