@@ -6,6 +6,7 @@ namespace Petrel\Web\View\Internal;
 
 use Twig\Attribute\YieldReady;
 use Twig\Compiler;
+use Twig\Node\Expression\ConstantExpression;
 use Twig\Node\IncludeNode;
 
 /**
@@ -40,6 +41,8 @@ final class DirectIncludeNode extends IncludeNode
         $compiler
             ->addDebugInfo($this)
             ->write("{$template} = ");
+        $expr = $this->getNode('expr');
+        LoadedTemplates::compileKeep($compiler, $expr instanceof ConstantExpression && \is_string($name = $expr->getAttribute('value')) ? $name : null);
         $this->addGetTemplate($compiler);
         $compiler->raw(";\n");
         RenderFailure::compileCall($compiler, $template, function (Compiler $compiler) use ($template): void {

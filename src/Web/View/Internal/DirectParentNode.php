@@ -45,7 +45,10 @@ final class DirectParentNode extends Node
     {
         $compiler
             ->addDebugInfo($this)
-            ->write('$this->parent = $this->load(')
+            ->write('$this->parent = ');
+        LoadedTemplates::compileKeep($compiler, (string) $this->getAttribute('parent'));
+        $compiler
+            ->raw('$this->load(')
             ->repr($this->getAttribute('parent'))
             ->raw(', ')
             ->repr($this->getTemplateLine())

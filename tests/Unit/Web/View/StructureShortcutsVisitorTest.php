@@ -14,6 +14,8 @@ use Petrel\Web\View\View;
 use PHPUnit\Framework\Attributes\CoversClass;
 use PHPUnit\Framework\Attributes\DataProvider;
 use Twig\Environment;
+use Twig\Template;
+use Twig\Loader\ArrayLoader;
 use Twig\Error\Error;
 use Twig\Extension\AbstractExtension;
 use Twig\Extension\ProfilerExtension;
@@ -131,6 +133,48 @@ final class StructureShortcutsVisitorTest extends AsyncTestCase
 
         // A name known only when rendering: Twig's getParent().
         self::assertStringNotContainsString('$this->parent->doDisplay(', self::compiled('{% extends which_layout %}', true));
+    }
+
+    public function testTemplatesNamedByAConstantAreLoadedOnceOutsideDebugMode(): void
+    {
+        $template = "{% extends 'layout' %}{% block body %}{% include 'part' %}{% include which %}{% endblock %}";
+
+        $direct = ArrayTwig::compiled(self::environment($template, true), 't');
+        self::assertStringContainsString('private array $petrelLoaded = [];', $direct);
+        self::assertStringContainsString('$this->parent = $this->petrelLoaded["layout"] ??= $this->load("layout", 1);', $direct);
+        self::assertStringContainsString(' = $this->petrelLoaded["part"] ??= $this->load("part", 1);', $direct);
+        self::assertSame(2, \substr_count($direct, '$this->petrelLoaded['), 'a name known only when rendering is loaded each time');
+
+        // In debug mode a changed template becomes a new class, which load() finds.
+        $debug = ArrayTwig::compiled(self::environment($template, true, debug: true), 't');
+        self::assertStringNotContainsString('petrelLoaded', $debug);
+
+        // After the first render only `which` is asked for again (Twig keeps 't' itself):
+        // the layout, the part and the layout's nav are kept (Twig would ask for them too).
+        $twig = new class (new ArrayLoader(self::LIBRARY + ['t' => $template]), ['use_yield' => true, 'cache' => false, 'autoescape' => 'html']) extends Environment {
+            /** @var list<string> */
+            public array $loads = [];
+
+            public function loadTemplate(string $cls, string $name, ?int $index = null): Template
+            {
+                $this->loads[] = $name;
+
+                return parent::loadTemplate($cls, $name, $index);
+            }
+        };
+        $twig->addExtension(new class () extends AbstractExtension {
+            public function getNodeVisitors(): array
+            {
+                return [new StructureShortcutsVisitor()];
+            }
+        });
+        $twig->addGlobal('global', 'G');
+        $plain = self::environment($template, false);
+        self::assertSame($plain->render('t', self::data()), $twig->render('t', self::data()));
+        self::assertSame(['t', 'layout', 'part', 'part', 'nav'], $twig->loads);
+        $twig->loads = [];
+        self::assertSame($plain->render('t', self::data()), $twig->render('t', self::data()));
+        self::assertSame(['part'], $twig->loads);
     }
 
     public function testExtendsIsLeftToTwigWhenCodeFollowsItsCallToTheParent(): void
