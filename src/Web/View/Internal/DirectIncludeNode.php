@@ -15,10 +15,10 @@ use Twig\Node\IncludeNode;
  * StructureShortcutsVisitor for what it saves, and why not with `ignore missing`).
  *
  *     // line 19
- *     $_v0 = $this->load("_nav.html.twig", 19);
+ *     $_v0 = $this->petrelLoaded["_nav.html.twig"] ??= $this->load("_nav.html.twig", 19);
  *     try {
  *         $_v0->ensureSecurityChecked();
- *         yield from $_v0->doDisplay($context + $this->env->getGlobals(), $_v0->blocks);
+ *         yield from $_v0->doDisplay($context, $_v0->blocks);
  *     } catch (\Throwable $_v1) {
  *         RenderFailure::rethrow($_v0, $_v1);
  *     }
@@ -28,7 +28,15 @@ use Twig\Node\IncludeNode;
  * numeric), the same error handling. Loading stays outside the try, as it is outside
  * yield() (a missing template is reported against the including one). doDisplay() and
  * $blocks are protected members of Twig\Template, which a compiled template may reach on
- * another template.
+ * another template. LoadedTemplates says when the loaded template is kept.
+ *
+ * The globals are added only to an `only` include's variables. Any other include passes
+ * the including code's $context (with variables merged in), which holds them already:
+ * every context a compiled template's code runs with starts from one that has them
+ * (Template::yield() adds them, so do MacroNode's and WithNode's code, and this node and
+ * DirectParentNode pass theirs on), and no Twig code removes a key from a context. Adding
+ * them again changed nothing (`$context + $globals` keeps what $context has) but cost a
+ * copy of the context and two method calls.
  *
  * @internal made by StructureShortcutsVisitor
  */
@@ -48,7 +56,7 @@ final class DirectIncludeNode extends IncludeNode
         RenderFailure::compileCall($compiler, $template, function (Compiler $compiler) use ($template): void {
             $compiler->raw('doDisplay(');
             $this->addTemplateArguments($compiler);
-            $compiler->raw(" + \$this->env->getGlobals(), {$template}->blocks)");
+            $compiler->raw(($this->getAttribute('only') ? ' + $this->env->getGlobals()' : '') . ", {$template}->blocks)");
         });
     }
 }

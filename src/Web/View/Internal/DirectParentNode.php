@@ -15,10 +15,10 @@ use Twig\Node\Node;
  * where Twig's ModuleNode compiles its own call to the parent right after:
  *
  *     // line 1
- *     $this->parent = $this->load("layout", 1);
+ *     $this->parent = $this->petrelLoaded["layout"] ??= $this->load("layout", 1);
  *     try {
  *         $this->parent->ensureSecurityChecked();
- *         yield from $this->parent->doDisplay($context + $this->env->getGlobals(),
+ *         yield from $this->parent->doDisplay($context,
  *             \array_merge($this->parent->blocks, $this->blocks, $blocks));
  *     } catch (\Throwable $_v0) {
  *         RenderFailure::rethrow($this->parent, $_v0);
@@ -29,7 +29,9 @@ use Twig\Node\Node;
  * $this->parent->unwrap()->yield($context, array_merge($this->blocks, $blocks))` with
  * Template::yield() inlined (the parent's blocks merged in front, the same error handling);
  * `return` leaves ModuleNode's own code unreached. The visitor adds it only where nothing is
- * compiled after that code (an empty display_end).
+ * compiled after that code (an empty display_end). LoadedTemplates says when the parent is
+ * kept; the globals are not added again, as DirectIncludeNode explains: the child's
+ * $context holds them already.
  *
  * @internal made by StructureShortcutsVisitor
  */
@@ -54,7 +56,7 @@ final class DirectParentNode extends Node
             ->repr($this->getTemplateLine())
             ->raw(");\n");
         RenderFailure::compileCall($compiler, '$this->parent', static fn (Compiler $compiler) => $compiler
-            ->raw('doDisplay($context + $this->env->getGlobals(), \\array_merge($this->parent->blocks, $this->blocks, $blocks))'));
+            ->raw('doDisplay($context, \\array_merge($this->parent->blocks, $this->blocks, $blocks))'));
         $compiler->write("return;\n");
     }
 }

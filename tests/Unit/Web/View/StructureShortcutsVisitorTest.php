@@ -75,6 +75,13 @@ final class StructureShortcutsVisitorTest extends AsyncTestCase
         yield 'use' => ["{% use 'blocks' %}[{{ block('a') }}|{% block b %}b{{ parent() }}{% endblock %}]"];
         yield 'use in a child' => ["{% extends 'layout' %}{% use 'blocks' %}{% block body %}{{ block('a') }}{% endblock %}"];
         yield 'with' => ["{% with {name: 'other'} %}{% block w %}{{ name }}{% endblock %}{% endwith %}{{ name }}"];
+        // The globals (site, global) where the included or parent template runs with the
+        // including code's context, not one with the globals added again.
+        yield 'include in a with only' => ["{% with {name: 'w', n: 1} only %}{% include 'part' %}{% endwith %}"];
+        yield 'include in a macro' => ["{% macro m(name, n) %}{% include 'part' %}{% endmacro %}{% import _self as me %}{{ me.m('in macro', 2) }}"];
+        yield 'include in a block of a child' => ["{% extends 'layout' %}{% block body %}{% for i in 1..2 %}{% include 'part' %}{% endfor %}{% endblock %}"];
+        yield 'data shadowing a global' => ["{% set site = 'shadowed' %}{% include 'part' %}{% include 'part' with {name: 'o', n: 0} only %}"];
+        yield 'extends, the child sets a global\'s name' => ["{% extends 'layout' %}{% set site = 'child' %}{% block body %}{{ site }}{% endblock %}"];
     }
 
     #[DataProvider('templates')]
@@ -116,7 +123,7 @@ final class StructureShortcutsVisitorTest extends AsyncTestCase
         // block $blocks lacks); the include that may be missing is left to Twig.
         $direct = self::compiled($template, true);
         self::assertSame(1, \substr_count($direct, '->{$_v0[1]}($context, $blocks)'), $direct);
-        self::assertSame(1, \substr_count($direct, '->doDisplay($context + $this->env->getGlobals(), '), $direct);
+        self::assertSame(1, \substr_count($direct, '->doDisplay($context, '), $direct);
         self::assertSame(1, \substr_count($direct, '->unwrap()->yield('), $direct);
         self::assertSame(2, \substr_count($direct, RenderFailure::class . '::rethrow('), $direct);
     }
@@ -128,7 +135,7 @@ final class StructureShortcutsVisitorTest extends AsyncTestCase
         self::assertStringNotContainsString('$this->parent->doDisplay(', self::compiled($template, false));
         self::assertStringContainsString('->unwrap()->yield($context, array_merge($this->blocks, $blocks));', self::compiled($template, false));
         $direct = self::compiled($template, true);
-        self::assertSame(1, \substr_count($direct, 'yield from $this->parent->doDisplay($context + $this->env->getGlobals(), \array_merge($this->parent->blocks, $this->blocks, $blocks));'), $direct);
+        self::assertSame(1, \substr_count($direct, 'yield from $this->parent->doDisplay($context, \array_merge($this->parent->blocks, $this->blocks, $blocks));'), $direct);
         self::assertStringContainsString(RenderFailure::class . '::rethrow($this->parent, ', $direct);
 
         // A name known only when rendering: Twig's getParent().
