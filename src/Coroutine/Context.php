@@ -24,6 +24,20 @@ final class Context
         Scheduler::running()->context[$key] = $value;
     }
 
+    /**
+     * Sets $key and returns the value it had ($default if none), in one call: for code that
+     * puts a value in place for a while and then restores the previous one (a request
+     * scope).
+     */
+    public static function replace(string $key, mixed $value, mixed $default = null): mixed
+    {
+        $coroutine = Scheduler::running();
+        $previous = \array_key_exists($key, $coroutine->context) ? $coroutine->context[$key] : $default;
+        $coroutine->context[$key] = $value;
+
+        return $previous;
+    }
+
     public static function has(string $key): bool
     {
         return \array_key_exists($key, Scheduler::running()->context);

@@ -242,10 +242,9 @@ final class App implements RequestHandler
             $this->compile();
         }
         \assert($this->pipeline !== null);
-        $outer = Context::get(Scope::CONTEXT_KEY);
         $scope = new Scope();
         $scope->set(Request::class, $request);
-        Context::set(Scope::CONTEXT_KEY, $scope);
+        $outer = Context::replace(Scope::CONTEXT_KEY, $scope);
         $upgrade = null;
         try {
             $response = $this->pipeline->handle($request);
@@ -274,8 +273,7 @@ final class App implements RequestHandler
         $inner = $response->getUpgradeHandler();
         \assert($inner !== null);
         $onUpgrade = function (Socket $socket, string $buffered, UpgradeContext $context) use ($inner, $scope, $request): void {
-            $outer = Context::get(Scope::CONTEXT_KEY);
-            Context::set(Scope::CONTEXT_KEY, $scope);
+            $outer = Context::replace(Scope::CONTEXT_KEY, $scope);
             try {
                 $inner($socket, $buffered, $context);
             } finally {

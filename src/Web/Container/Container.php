@@ -195,9 +195,8 @@ final class Container implements ContainerInterface
      */
     public function runInScope(Closure $fn): mixed
     {
-        $outer = Context::get(Scope::CONTEXT_KEY);
         $scope = new Scope();
-        Context::set(Scope::CONTEXT_KEY, $scope);
+        $outer = Context::replace(Scope::CONTEXT_KEY, $scope);
         try {
             return $fn($scope);
         } finally {

@@ -218,6 +218,24 @@ final class CoroutineTest extends AsyncTestCase
         });
     }
 
+    public function testContextReplaceReturnsThePreviousValueOfTheRunningCoroutine(): void
+    {
+        $this->async(function (): void {
+            self::assertSame('none', Context::replace('scope', 'outer', 'none'));
+            $child = go(static function (): array {
+                $seen = [Context::replace('scope', 'inner')];
+                sleep(0.001);
+                $seen[] = Context::replace('scope', null);
+                $seen[] = Context::replace('scope', 'again', 'default'); // null is a value
+
+                return $seen;
+            });
+            self::assertSame('outer', Context::replace('scope', 'outer 2'));
+            self::assertSame(['outer', 'inner', null], $child->join());
+            self::assertSame('outer 2', Context::get('scope'));
+        });
+    }
+
     public function testFibersAreReused(): void
     {
         $this->async(function (): void {
