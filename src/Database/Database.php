@@ -65,6 +65,9 @@ final class Database
             isUsable: static fn (Connection $c): bool => $c->isUsable() && !$c->inTransaction(),
             healthCheck: static fn (Connection $c) => $c->ping(),
             close: static fn (Connection $c) => $c->close(),
+            // A network connection may be closed by its server while it idles; an SQLite
+            // one changes only when used, and was checked when it came back.
+            checkOnCheckout: $config->driver !== 'sqlite',
         );
         $this->pool = $pool;
     }

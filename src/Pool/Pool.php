@@ -49,6 +49,9 @@ final class Pool
      * @param (Closure(T): bool)|null $isUsable cheap check on return and checkout (no round trip)
      * @param (Closure(T): mixed)|null $healthCheck a round trip for long-idle connections; throws or returns false if dead
      * @param (Closure(T): void)|null $close
+     * @param bool $checkOnCheckout whether $isUsable is asked on checkout too; false for
+     *     connections that nothing but their user can change, so not while they idle (an
+     *     embedded database's): asked on return, it has said all there is to say
      */
     public function __construct(
         public readonly string $name,
@@ -57,8 +60,9 @@ final class Pool
         ?Closure $isUsable = null,
         ?Closure $healthCheck = null,
         private readonly ?Closure $close = null,
+        bool $checkOnCheckout = true,
     ) {
-        $this->health = new ConnectionHealth($config, $isUsable, $healthCheck);
+        $this->health = new ConnectionHealth($config, $isUsable, $healthCheck, $checkOnCheckout);
         $this->leases = new CoroutineLeases($this, $this->health, $config->leaseIdleTimeout);
         PoolRegistry::register($this);
     }

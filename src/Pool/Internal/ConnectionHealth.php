@@ -23,11 +23,16 @@ final class ConnectionHealth
      * @param (Closure(T): bool)|null $isUsable
      * @param (Closure(T): mixed)|null $healthCheck throws or returns false if dead
      */
+    /** $isUsable as asked on checkout: null when it is asked on return only (see Pool) */
+    private readonly ?Closure $isUsableOnCheckout;
+
     public function __construct(
         private readonly PoolConfig $config,
         private readonly ?Closure $isUsable,
         private readonly ?Closure $healthCheck,
+        bool $checkOnCheckout = true,
     ) {
+        $this->isUsableOnCheckout = $checkOnCheckout ? $isUsable : null;
     }
 
     /**
@@ -45,9 +50,10 @@ final class ConnectionHealth
     }
 
     /**
-     * On checkout of an idle connection: young enough, usable, and alive if it idled
-     * long (a round trip then). usable()'s check is repeated here rather than called: it
-     * is on the path of every first query of a coroutine.
+     * On checkout of an idle connection: young enough, usable (unless that is checked on
+     * return only), and alive if it idled long (a round trip then). usable()'s check is
+     * repeated here rather than called: it is on the path of every first query of a
+     * coroutine.
      *
      * @param T $connection
      */
@@ -58,7 +64,7 @@ final class ConnectionHealth
             return false;
         }
         try {
-            if ($this->isUsable !== null && !($this->isUsable)($connection)) {
+            if ($this->isUsableOnCheckout !== null && !($this->isUsableOnCheckout)($connection)) {
                 return false;
             }
         } catch (Throwable) {

@@ -20,7 +20,7 @@ final class PoolTest extends AsyncTestCase
     private array $closed = [];
 
     /** @return Pool<\stdClass> */
-    private function pool(PoolConfig $config = new PoolConfig(max: 2), ?\Closure $healthCheck = null): Pool
+    private function pool(PoolConfig $config = new PoolConfig(max: 2), ?\Closure $healthCheck = null, bool $checkOnCheckout = true): Pool
     {
         return new Pool(
             'test',
@@ -38,7 +38,37 @@ final class PoolTest extends AsyncTestCase
             close: function (\stdClass $c): void {
                 $this->closed[] = $c;
             },
+            checkOnCheckout: $checkOnCheckout,
         );
+    }
+
+    public function testAConnectionThatBrokeWhileIdleIsReplacedOnCheckout(): void
+    {
+        $this->async(function (): void {
+            $pool = $this->pool();
+            $a = $pool->acquire();
+            $pool->release($a);
+            $a->usable = false; // e.g. its server closed it
+
+            $b = $pool->acquire();
+            self::assertNotSame($a, $b);
+            self::assertSame([$a], $this->closed);
+        });
+    }
+
+    public function testWithoutTheCheckOnCheckoutUsabilityIsAskedOnReturnOnly(): void
+    {
+        $this->async(function (): void {
+            $pool = $this->pool(checkOnCheckout: false);
+            $a = $pool->acquire();
+            $pool->release($a);
+            $a->usable = false; // cannot happen to such a connection: proves it is not asked
+
+            self::assertSame($a, $pool->acquire());
+            $pool->release($a); // asked on return: closed
+            self::assertSame([$a], $this->closed);
+            self::assertNotSame($a, $pool->acquire());
+        });
     }
 
     public function testReusesReleasedConnections(): void
