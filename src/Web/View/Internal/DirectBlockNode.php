@@ -16,7 +16,6 @@ use Twig\Node\BlockReferenceNode;
  *     // line 21
  *     if (($_v0 = $blocks['content'] ?? null) !== null && $_v0[0] instanceof \Twig\Template) {
  *         try {
- *             $_v0[0]->ensureSecurityChecked();
  *             yield from $_v0[0]->{$_v0[1]}($context, $blocks);
  *         } catch (\Throwable $_v1) {
  *             RenderFailure::rethrow($_v0[0], $_v1);

@@ -17,7 +17,6 @@ use Twig\Node\IncludeNode;
  *     // line 19
  *     $_v0 = $this->petrelLoaded["_nav.html.twig"] ??= $this->load("_nav.html.twig", 19);
  *     try {
- *         $_v0->ensureSecurityChecked();
  *         yield from $_v0->doDisplay($context, $_v0->blocks);
  *     } catch (\Throwable $_v1) {
  *         RenderFailure::rethrow($_v0, $_v1);

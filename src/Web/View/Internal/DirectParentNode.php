@@ -17,7 +17,6 @@ use Twig\Node\Node;
  *     // line 1
  *     $this->parent = $this->petrelLoaded["layout"] ??= $this->load("layout", 1);
  *     try {
- *         $this->parent->ensureSecurityChecked();
  *         yield from $this->parent->doDisplay($context,
  *             \array_merge($this->parent->blocks, $this->blocks, $blocks));
  *     } catch (\Throwable $_v0) {

@@ -23,14 +23,18 @@ final class RenderFailure
 {
     /**
      * Compiles `yield from <template>-><call>` as Template::yield() and yieldBlock() run
-     * theirs: after the template's security check, errors reported against the template.
+     * theirs, errors reported against the template:
      *
      *     try {
-     *         $_v0[0]->ensureSecurityChecked();
      *         yield from $_v0[0]->{$_v0[1]}($context, $blocks);
      *     } catch (\Throwable $_v1) {
      *         RenderFailure::rethrow($_v0[0], $_v1);
      *     }
+     *
+     * Without their call to the template's ensureSecurityChecked() first: the shortcuts are
+     * compiled only where the Environment has no SandboxExtension (StructureShortcutsVisitor),
+     * and there no template defines that method, so every call was to Twig\Template's empty
+     * one (~200 instructions each, five a render of the blog's home page).
      *
      * @param string $template a PHP expression for the called Twig\Template
      * @param \Closure(Compiler): mixed $call compiles the method call after `<template>->`
@@ -41,7 +45,6 @@ final class RenderFailure
         $compiler
             ->write("try {\n")
             ->indent()
-            ->write("{$template}->ensureSecurityChecked();\n")
             ->write("yield from {$template}->");
         $call($compiler);
         $compiler

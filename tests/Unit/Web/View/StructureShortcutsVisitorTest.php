@@ -126,6 +126,8 @@ final class StructureShortcutsVisitorTest extends AsyncTestCase
         self::assertSame(1, \substr_count($direct, '->doDisplay($context, '), $direct);
         self::assertSame(1, \substr_count($direct, '->unwrap()->yield('), $direct);
         self::assertSame(2, \substr_count($direct, RenderFailure::class . '::rethrow('), $direct);
+        // No sandbox, so no security check to run (Twig's calls one that does nothing).
+        self::assertStringNotContainsString('ensureSecurityChecked', $direct);
     }
 
     public function testExtendsWithAConstantNameIsADirectCall(): void
@@ -206,6 +208,16 @@ final class StructureShortcutsVisitorTest extends AsyncTestCase
         $compiled = ArrayTwig::compiled($twig, 't');
         self::assertStringNotContainsString(RenderFailure::class, $compiled);
         self::assertStringContainsString('->yieldBlock(', $compiled);
+
+        // And the included template's check runs: its `set` is not allowed.
+        $sandboxed = self::environment("{% include 'part' %}", true);
+        $sandboxed->addExtension(new SandboxExtension(new SecurityPolicy(['include']), true));
+        try {
+            $sandboxed->render('t', self::data());
+            self::fail('Expected the sandbox to refuse the include');
+        } catch (\Twig\Sandbox\SecurityNotAllowedTagError $e) {
+            self::assertSame('set', $e->getTagName());
+        }
     }
 
     /** @return iterable<string, array{string, string, int}> a template that throws, the template and line reported */
