@@ -7,6 +7,8 @@ namespace Petrel\Web\Model;
 use DateTimeImmutable;
 use Petrel\Database\Database;
 use Petrel\Web\Model\Internal\Cast;
+use Petrel\Web\View\Internal\AttributeMiss;
+use Petrel\Web\View\Internal\DirectAttributes;
 
 /**
  * A row of a table as an object (active record).
@@ -38,7 +40,7 @@ use Petrel\Web\Model\Internal\Cast;
  * Over 400 lines on purpose: this is the class applications extend, so the attribute,
  * cast and persistence API is in one place; queries and relations are in the traits.
  */
-abstract class Model implements \JsonSerializable
+abstract class Model implements \JsonSerializable, DirectAttributes
 {
     use Internal\DatabaseResolver;
     use Internal\Relations;
@@ -63,13 +65,27 @@ abstract class Model implements \JsonSerializable
     /** @var array<string, mixed> the attributes as last loaded or saved */
     private array $original = [];
     private bool $persisted = false;
+    /**
+     * This class's entry of $templateReads, kept by load() (a static lookup costs as much
+     * as the rest of directAttribute()); null until then.
+     *
+     * @var array<string, true>|false|null
+     */
+    private array|false|null $templateRead = null;
     /** @var array<string, string> loaded attributes still as the database returned them => their cast */
     private array $uncast = [];
 
     /** @var array<string, array<string, array<string, string>>> find()'s SQL by driver, table and primary key */
     private static array $findSql = [];
-    /** @var array<class-string, array{array<string, string>, array<string, string>}> load()'s casts by class: applied now, deferred */
+    /** @var array<class-string, array{array<string, string>, array<string, string>, array<string, true>|false}> load()'s casts by class: applied now, deferred; and $templateReads' entry */
     private static array $loadCasts = [];
+    /**
+     * directAttribute()'s view of each class: the names of its public properties, or false
+     * when it reads attributes its own way (its own __isset() or __get(), ArrayAccess).
+     *
+     * @var array<class-string, array<string, true>|false>
+     */
+    private static array $templateReads = [];
 
     /** @param array<string, mixed> $attributes mass-assigned (fillable only) */
     final public function __construct(array $attributes = [])
@@ -175,6 +191,25 @@ abstract class Model implements \JsonSerializable
         }
 
         return $this->attributes[$key] ?? null;
+    }
+
+    /**
+     * @internal for templates compiled by View: `{{ model.name }}` in one call, the value
+     * Twig finds with isset() and a read, here __isset() and __get() (see DirectAttributes).
+     * AttributeMiss::Miss, for Twig to look itself, when the attribute is not set (Twig then
+     * tries methods: getName()...) or the class reads attributes otherwise.
+     */
+    final public function directAttribute(string $name): mixed
+    {
+        $reads = $this->templateRead ??= self::$templateReads[static::class] ??= self::templateReads();
+        if ($reads === false || isset($reads[$name]) || !isset($this->attributes[$name])) {
+            return AttributeMiss::Miss;
+        }
+        if (isset($this->uncast[$name])) {
+            $this->castLoaded($name);
+        }
+
+        return $this->attributes[$name];
     }
 
     public function __set(string $key, mixed $value): void
@@ -345,7 +380,7 @@ abstract class Model implements \JsonSerializable
      */
     private function load(array $row): void
     {
-        [$now, $later] = self::$loadCasts[static::class] ??= self::loadCasts();
+        [$now, $later, $this->templateRead] = self::$loadCasts[static::class] ??= self::loadCasts();
         $this->attributes = $row;
         $this->uncast = [];
         foreach ($now as $key => $cast) {
@@ -368,16 +403,43 @@ abstract class Model implements \JsonSerializable
      * The class's casts split for load(): applied at once, and deferred. Casts are
      * declarations, so this is worked out once per class, not for every row.
      *
-     * @return array{array<string, string>, array<string, string>}
+     * With them, the class's entry of $templateReads, which load() keeps in each model.
+     *
+     * @return array{array<string, string>, array<string, string>, array<string, true>|false}
      */
     private static function loadCasts(): array
     {
-        $split = [[], []];
+        $split = [[], [], self::$templateReads[static::class] ??= self::templateReads()];
         foreach (static::$timestamps ? static::$casts + self::TIMESTAMP_CASTS : static::$casts as $key => $cast) {
             $split[Cast::isDeferred($cast) ? 1 : 0][$key] = $cast;
         }
 
         return $split;
+    }
+
+    /**
+     * For directAttribute(): false when the class has its own __isset() or __get(), or is
+     * ArrayAccess (Twig asks offsetExists() first); else its public instance properties,
+     * which Twig reads instead of an attribute of the same name.
+     *
+     * @return array<string, true>|false
+     */
+    private static function templateReads(): array|false
+    {
+        $class = new \ReflectionClass(static::class);
+        if ($class->implementsInterface(\ArrayAccess::class)
+            || $class->getMethod('__isset')->getDeclaringClass()->getName() !== self::class
+            || $class->getMethod('__get')->getDeclaringClass()->getName() !== self::class) {
+            return false;
+        }
+        $public = [];
+        foreach ($class->getProperties(\ReflectionProperty::IS_PUBLIC) as $property) {
+            if (!$property->isStatic()) {
+                $public[$property->getName()] = true;
+            }
+        }
+
+        return $public;
     }
 
     /** Casts a loaded attribute still in its database form, in both the current and the original values. */

@@ -20,14 +20,18 @@ use Twig\Template;
  * the shortcut (blog `GET /` prints four). Compiled, for `user.name`:
  *
  *     (is_array($v = <user>) && array_key_exists('name', $v) ? $v['name']
+ *         : ($v instanceof DirectAttributes && ($w = $v->directAttribute('name')) !== AttributeMiss::Miss ? $w
  *         : (is_object($v) && !$v instanceof ArrayAccess && !$v instanceof Template && isset($v->name) ? $v->name
- *         : CoreExtension::getAttribute($this->env, $this->source, $v, 'name', ...)))
+ *         : CoreExtension::getAttribute($this->env, $this->source, $v, 'name', ...))))
  *
- * The two tests are the ones getAttribute() makes, in its order of precedence for an array
- * and for an object (an ArrayAccess object is asked for an offset first, a Template refused):
- * when they answer, getAttribute() would return that same value. Anything else — a missing
- * key, a null property, a method (`user.fullName`), strict variables' errors — is left to
- * getAttribute() with the arguments Twig would have passed, so the result is the same.
+ * The first and third tests are the ones getAttribute() makes, in its order of precedence
+ * for an array and for an object (an ArrayAccess object is asked for an offset first, a
+ * Template refused): when they answer, getAttribute() would return that same value. The
+ * second lets an object that knows what Twig would find answer in one call (a model's
+ * attribute: two magic calls, __isset() and __get(), otherwise; -1,000 instructions a
+ * print), or decline (DirectAttributes). Anything else — a missing key, a null property, a
+ * method (`user.fullName`), strict variables' errors — is left to getAttribute() with the
+ * arguments Twig would have passed, so the result is the same.
  *
  * Only for a plain `.name`: a constant identifier, no arguments, not null-safe (in the
  * chain either), not under a `defined` test, no sandbox. Otherwise Twig's own compilation.
@@ -86,12 +90,15 @@ final class ShortcutGetAttrExpression extends GetAttrExpression
             return;
         }
         $v = '$' . $compiler->getVarName();
+        $w = '$' . $compiler->getVarName();
         $name = $this->getNode('attribute')->getAttribute('value');
         \assert(\is_string($name));
         $compiler
             ->raw("(\\is_array({$v} = ")
             ->subcompile($this->getNode('node'))
-            ->raw(") && \\array_key_exists('{$name}', {$v}) ? {$v}['{$name}'] : (\\is_object({$v})")
+            ->raw(") && \\array_key_exists('{$name}', {$v}) ? {$v}['{$name}']")
+            ->raw(' : (' . $v . ' instanceof \\' . DirectAttributes::class . " && ({$w} = {$v}->directAttribute('{$name}')) !== \\" . AttributeMiss::class . "::Miss ? {$w}")
+            ->raw(" : (\\is_object({$v})")
             ->raw(" && !{$v} instanceof \\ArrayAccess && !{$v} instanceof \\Twig\\Template && isset({$v}->{$name}) ? {$v}->{$name}")
             ->raw(" : \\Twig\\Extension\\CoreExtension::getAttribute(\$this->env, \$this->source, {$v}, '{$name}', [], ")
             ->repr(Template::ANY_CALL)
@@ -99,6 +106,6 @@ final class ShortcutGetAttrExpression extends GetAttrExpression
             ->repr($this->getAttribute('ignore_strict_check'))
             ->raw(', false, ')
             ->repr($this->getNode('node')->getTemplateLine())
-            ->raw(')))');
+            ->raw('))))');
     }
 }

@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Petrel\Tests\Unit\Web\View;
 
+use Petrel\Tests\Unit\Web\Model\Fixtures\Account;
+use Petrel\Web\Model\Model;
 use Petrel\Web\View\Internal\ShortcutAttributeVisitor;
 use Petrel\Web\View\Internal\ShortcutGetAttrExpression;
 use PHPUnit\Framework\Attributes\CoversClass;
@@ -86,6 +88,50 @@ final class ShortcutAttributeVisitorTest extends TestCase
             {
             }
         }];
+        // Models answer directAttribute(); Twig's own lookup where a class reads otherwise.
+        yield 'a Model' => [new Account(['name' => 'Ada'])];
+        yield 'a loaded Model, casts deferred' => [self::loaded(new Account(), ['id' => '7', 'name' => 'Ada', 'born_at' => '2024-01-02 03:04:05', 'meta' => 'null', 'nil' => null])];
+        yield 'a Model with a getter for what it lacks' => [new class (['name' => 'Ada']) extends Model {
+            protected static array $fillable = ['name'];
+
+            public function getNil(): string
+            {
+                return 'from getNil()';
+            }
+        }];
+        yield 'a Model with its own __get()' => [new class (['name' => 'Ada']) extends Model {
+            protected static array $fillable = ['name'];
+
+            public function __get(string $key): mixed
+            {
+                return 'own ' . \var_export(parent::__get($key), true);
+            }
+        }];
+        yield 'a Model with a public property' => [new class (['name' => 'attribute']) extends Model {
+            public string $name = 'property';
+            protected static array $fillable = ['name'];
+        }];
+        yield 'a Model that is ArrayAccess' => [new class (['name' => 'attribute']) extends Model implements \ArrayAccess {
+            protected static array $fillable = ['name'];
+
+            public function offsetExists(mixed $offset): bool
+            {
+                return $offset === 'name';
+            }
+
+            public function offsetGet(mixed $offset): mixed
+            {
+                return 'offset';
+            }
+
+            public function offsetSet(mixed $offset, mixed $value): void
+            {
+            }
+
+            public function offsetUnset(mixed $offset): void
+            {
+            }
+        }];
         yield 'date' => [new \DateTimeImmutable('2024-01-02 03:04:05', new \DateTimeZone('UTC'))];
         yield 'null' => [null];
         yield 'string' => ['Ada'];
@@ -115,6 +161,17 @@ final class ShortcutAttributeVisitorTest extends TestCase
         self::assertSame($results[0], $results[1]);
     }
 
+    public function testALoadedModelsDeferredCastsAreAppliedAsTwigWouldSeeThem(): void
+    {
+        $template = '{{ v.born_at|date("Y-m-d H:i") }}|{{ v.meta is null ? "null" }}|{{ v.id + 1 }}';
+        foreach ([false, true] as $withShortcut) {
+            $model = self::loaded(new Account(), ['id' => '7', 'born_at' => '2024-01-02 03:04:05', 'meta' => 'null']);
+            $outputs[] = self::environment($withShortcut, template: $template)->render('t', ['v' => $model]);
+        }
+
+        self::assertSame(['2024-01-02 03:04|null|8', '2024-01-02 03:04|null|8'], $outputs);
+    }
+
     public function testOnlyPlainNamesTakeTheShortcut(): void
     {
         $twig = self::environment(true);
@@ -123,6 +180,19 @@ final class ShortcutAttributeVisitorTest extends TestCase
         // v.name, v.nil, v.missing, v.name and .inner, v.getName, v.isAdmin, attribute(v, "name");
         // not the defined tests, v?.name or v["name"] (which Twig compiles inline itself).
         self::assertSame(8, \substr_count($compiled, 'isset($'), $compiled);
+        self::assertSame(8, \substr_count($compiled, '->directAttribute('), $compiled);
+    }
+
+    /**
+     * $model as find() would return it for $row: loaded, dates and JSON not cast yet.
+     *
+     * @param array<string, mixed> $row
+     */
+    private static function loaded(Model $model, array $row): Model
+    {
+        \Closure::bind(fn () => $this->load($row), $model, Model::class)();
+
+        return $model;
     }
 
     private static function environment(bool $shortcut, bool $strict = false, string $template = self::TEMPLATE): Environment
