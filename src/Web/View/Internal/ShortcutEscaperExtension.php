@@ -33,8 +33,9 @@ use Twig\TwigFilter;
  * it passed the test, so the memory can only shortcut what the test would have.
  *
  * The filters' callable is a method of this extension, so compiled templates call it
- * directly ($this->extensions[...]->escape(...)); they keep Twig's is_safe rule, so what is
- * escaped (and what is not escaped twice) does not change.
+ * directly ($this->extensions[...]->escape(...)), and for HTML look the value up in the
+ * remembered strings first, without the call (ShortcutEscapeExpression); they keep Twig's
+ * is_safe rule, so what is escaped (and what is not escaped twice) does not change.
  *
  * @internal registered by View
  */
@@ -47,9 +48,14 @@ final class ShortcutEscaperExtension extends AbstractExtension
     private const PLAIN_MAX = 512;
     private const PLAIN_LENGTH = 64;
 
+    /**
+     * Short strings that passed the test. Public for the compiled templates, which look a
+     * value up here before calling escape() (ShortcutEscapeExpression); only isPlain() writes.
+     *
+     * @var array<string, true>
+     */
+    public array $plain = [];
     private ?EscaperRuntime $runtime = null;
-    /** @var array<string, true> short strings that passed the test */
-    private array $plain = [];
 
     public function __construct(private readonly Environment $twig)
     {
@@ -57,7 +63,7 @@ final class ShortcutEscaperExtension extends AbstractExtension
 
     public function getFilters(): array
     {
-        $options = ['is_safe_callback' => [EscaperExtension::class, 'escapeFilterIsSafe']];
+        $options = ['is_safe_callback' => [EscaperExtension::class, 'escapeFilterIsSafe'], 'node_class' => ShortcutEscapeExpression::class];
 
         return [
             new TwigFilter('escape', [$this, 'escape'], $options),

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Petrel\Tests\Unit\Web\View;
 
+use Petrel\Web\View\Internal\ShortcutEscapeExpression;
 use Petrel\Web\View\Internal\ShortcutEscaperExtension;
 use Petrel\Web\View\View;
 use PHPUnit\Framework\Attributes\CoversClass;
@@ -15,6 +16,7 @@ use Twig\Markup;
 use Twig\Runtime\EscaperRuntime;
 
 #[CoversClass(ShortcutEscaperExtension::class)]
+#[CoversClass(ShortcutEscapeExpression::class)]
 final class ShortcutEscaperExtensionTest extends TestCase
 {
     /** @return iterable<string, array{mixed, string, string|null}> value, strategy, charset */
@@ -83,6 +85,30 @@ final class ShortcutEscaperExtensionTest extends TestCase
             self::assertIsArray($callable);
             self::assertInstanceOf(ShortcutEscaperExtension::class, $callable[0], "the {$name} filter");
         }
+    }
+
+    public function testCompiledTemplatesLookUpRememberedStringsBeforeCallingAndPrintTheSame(): void
+    {
+        $template = '{% for v in values %}{{ v }}|{{ v|e }}|{{ v|e("html") }}|{{ v|escape("html", null) }};{% endfor %}'
+            . '{{ values[0]|e("js") }}|{{ values[0]|e("html", "UTF-8") }}|{{ values[0]|e(strategy: "html") }}';
+        $shortcut = new Environment(new ArrayLoader(['t' => $template]), ['autoescape' => 'html', 'use_yield' => true]);
+        $shortcut->addExtension(new ShortcutEscaperExtension($shortcut));
+        $twig = new Environment(new ArrayLoader(['t' => $template]), ['autoescape' => 'html', 'use_yield' => true]);
+        $stringable = new class () {
+            public function __toString(): string
+            {
+                return '<b>';
+            }
+        };
+        // Twice each: the second time a plain string is found remembered.
+        $values = ['Ada', '<b>', 'Tom & Jerry', 'Zoë', '', 7, 1.5, null, true, new Markup('<i>m</i>', 'UTF-8'), $stringable];
+        $values = [...$values, ...$values];
+
+        self::assertSame($twig->render('t', ['values' => $values]), $shortcut->render('t', ['values' => $values]));
+        $compiled = $shortcut->compileSource($shortcut->getLoader()->getSourceContext('t'));
+        // {{ v }}, |e, |e("html"), |e("html", null), and the autoescaping Twig adds around
+        // |e("js") (safe for JS, not HTML); not |e("js") itself, a charset, a named strategy.
+        self::assertSame(5, \substr_count($compiled, '->plain[$'), $compiled);
     }
 
     public function testAutoescapingAndExplicitFiltersKeepTwigsRules(): void
