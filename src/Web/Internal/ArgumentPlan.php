@@ -47,6 +47,9 @@ final class ArgumentPlan
     /** @var list<array{int, string, string, mixed, string}> kind, key, cast, value, parameter name */
     private readonly array $steps;
 
+    /** The handler takes no parameters: RouteHandler skips arguments(), a call per request. */
+    public readonly bool $empty;
+
     /** "of Handler::method() (route GET /path)", for messages */
     private readonly string $where;
 
@@ -65,6 +68,7 @@ final class ArgumentPlan
             $steps[] = $this->plan($parameter, $all, $optional, $fixed);
         }
         $this->steps = $steps;
+        $this->empty = $steps === [];
     }
 
     /**

@@ -79,7 +79,7 @@ final class RouteHandler implements RequestHandler
         $result = $request->getAttribute(RouteResult::class);
         $result = $result instanceof RouteResult ? $result : null;
         Scope::current()?->set(Request::class, $request);
-        $arguments = $this->plan->arguments($request, $result, $result === null ? [] : $result->params);
+        $arguments = $this->plan->empty ? [] : $this->plan->arguments($request, $result, $result === null ? [] : $result->params);
         if ($this->closure !== null) {
             $value = ($this->closure)(...$arguments);
         } else {
@@ -87,7 +87,8 @@ final class RouteHandler implements RequestHandler
             $value = $target->{$this->method}(...$arguments);
         }
 
-        return ResponseConverter::convert($value, $this->description);
+        // A Response, what most handlers return, needs no converting: a call less.
+        return $value instanceof Response ? $value : ResponseConverter::convert($value, $this->description);
     }
 
     private function instance(): object
