@@ -68,25 +68,9 @@ final class ShortcutAttributeVisitorTest extends TestCase
             }
         }];
         yield 'ArrayAccess first' => [new class () implements \ArrayAccess {
+            use OffsetName;
+
             public string $name = 'property';
-
-            public function offsetExists(mixed $offset): bool
-            {
-                return $offset === 'name';
-            }
-
-            public function offsetGet(mixed $offset): mixed
-            {
-                return 'offset';
-            }
-
-            public function offsetSet(mixed $offset, mixed $value): void
-            {
-            }
-
-            public function offsetUnset(mixed $offset): void
-            {
-            }
         }];
         // Models answer directAttribute(); Twig's own lookup where a class reads otherwise.
         yield 'a Model' => [new Account(['name' => 'Ada'])];
@@ -112,25 +96,9 @@ final class ShortcutAttributeVisitorTest extends TestCase
             protected static array $fillable = ['name'];
         }];
         yield 'a Model that is ArrayAccess' => [new class (['name' => 'attribute']) extends Model implements \ArrayAccess {
+            use OffsetName;
+
             protected static array $fillable = ['name'];
-
-            public function offsetExists(mixed $offset): bool
-            {
-                return $offset === 'name';
-            }
-
-            public function offsetGet(mixed $offset): mixed
-            {
-                return 'offset';
-            }
-
-            public function offsetSet(mixed $offset, mixed $value): void
-            {
-            }
-
-            public function offsetUnset(mixed $offset): void
-            {
-            }
         }];
         yield 'date' => [new \DateTimeImmutable('2024-01-02 03:04:05', new \DateTimeZone('UTC'))];
         yield 'null' => [null];
