@@ -23,29 +23,34 @@ use Throwable;
  */
 final class ErrorBoundary implements RequestHandler
 {
-    /** @param Closure(Throwable, Request): Response $render renders (and logs a 500) */
-    public function __construct(private readonly RequestHandler $next, private readonly Closure $render)
-    {
+    /**
+     * @param Closure(Throwable, Request): Response $render renders (and logs a 500)
+     * @param Middleware|null $middleware run with $next as its own $next, inside the
+     *     boundary: a MiddlewareLink folded in (a call less per global middleware)
+     */
+    public function __construct(
+        private readonly RequestHandler $next,
+        private readonly Closure $render,
+        private readonly ?Middleware $middleware = null,
+    ) {
     }
 
     /** @param list<Middleware> $middleware outermost first */
     public static function chain(array $middleware, RequestHandler $last, Closure $render): RequestHandler
     {
         $last = new self($last, $render);
-        for ($i = \count($middleware) - 1; $i >= 0; $i--) {
-            $last = new MiddlewareLink($middleware[$i], $last);
-            if ($i > 0) {
-                $last = new self($last, $render);
-            }
+        for ($i = \count($middleware) - 1; $i > 0; $i--) {
+            $last = new self($last, $render, $middleware[$i]);
         }
 
-        return $last;
+        // The outermost middleware's own exceptions go to the App, which renders them too.
+        return $middleware === [] ? $last : new MiddlewareLink($middleware[0], $last);
     }
 
     public function handle(Request $request): Response
     {
         try {
-            return $this->next->handle($request);
+            return $this->middleware === null ? $this->next->handle($request) : $this->middleware->process($request, $this->next);
         } catch (Throwable $error) {
             $response = ($this->render)($error, $request);
             RenderedError::record($response, $error);
