@@ -7,6 +7,7 @@ namespace Petrel\Web\Model;
 use DateTimeImmutable;
 use Petrel\Database\Database;
 use Petrel\Web\Model\Internal\Cast;
+use Petrel\Web\Model\Internal\TemplateReads;
 use Petrel\Web\View\Internal\AttributeMiss;
 use Petrel\Web\View\Internal\DirectAttributes;
 
@@ -66,8 +67,8 @@ abstract class Model implements \JsonSerializable, DirectAttributes
     private array $original = [];
     private bool $persisted = false;
     /**
-     * This class's entry of $templateReads, kept by load() (a static lookup costs as much
-     * as the rest of directAttribute()); null until then.
+     * This class's TemplateReads, kept by load() (a static lookup costs as much as the
+     * rest of directAttribute()); null until then.
      *
      * @var array<string, true>|false|null
      */
@@ -77,15 +78,8 @@ abstract class Model implements \JsonSerializable, DirectAttributes
 
     /** @var array<string, array<string, array<string, string>>> find()'s SQL by driver, table and primary key */
     private static array $findSql = [];
-    /** @var array<class-string, array{array<string, string>, array<string, string>, array<string, true>|false}> load()'s casts by class: applied now, deferred; and $templateReads' entry */
+    /** @var array<class-string, array{array<string, string>, array<string, string>, array<string, true>|false}> load()'s casts by class: applied now, deferred; and its TemplateReads */
     private static array $loadCasts = [];
-    /**
-     * directAttribute()'s view of each class: the names of its public properties, or false
-     * when it reads attributes its own way (its own __isset() or __get(), ArrayAccess).
-     *
-     * @var array<class-string, array<string, true>|false>
-     */
-    private static array $templateReads = [];
 
     /** @param array<string, mixed> $attributes mass-assigned (fillable only) */
     final public function __construct(array $attributes = [])
@@ -201,7 +195,7 @@ abstract class Model implements \JsonSerializable, DirectAttributes
      */
     final public function directAttribute(string $name): mixed
     {
-        $reads = $this->templateRead ??= self::$templateReads[static::class] ??= self::templateReads();
+        $reads = $this->templateRead ??= TemplateReads::of(static::class);
         if ($reads === false || isset($reads[$name]) || !isset($this->attributes[$name])) {
             return AttributeMiss::Miss;
         }
@@ -403,43 +397,18 @@ abstract class Model implements \JsonSerializable, DirectAttributes
      * The class's casts split for load(): applied at once, and deferred. Casts are
      * declarations, so this is worked out once per class, not for every row.
      *
-     * With them, the class's entry of $templateReads, which load() keeps in each model.
+     * With them, the class's TemplateReads, which load() keeps in each model.
      *
      * @return array{array<string, string>, array<string, string>, array<string, true>|false}
      */
     private static function loadCasts(): array
     {
-        $split = [[], [], self::$templateReads[static::class] ??= self::templateReads()];
+        $split = [[], [], TemplateReads::of(static::class)];
         foreach (static::$timestamps ? static::$casts + self::TIMESTAMP_CASTS : static::$casts as $key => $cast) {
             $split[Cast::isDeferred($cast) ? 1 : 0][$key] = $cast;
         }
 
         return $split;
-    }
-
-    /**
-     * For directAttribute(): false when the class has its own __isset() or __get(), or is
-     * ArrayAccess (Twig asks offsetExists() first); else its public instance properties,
-     * which Twig reads instead of an attribute of the same name.
-     *
-     * @return array<string, true>|false
-     */
-    private static function templateReads(): array|false
-    {
-        $class = new \ReflectionClass(static::class);
-        if ($class->implementsInterface(\ArrayAccess::class)
-            || $class->getMethod('__isset')->getDeclaringClass()->getName() !== self::class
-            || $class->getMethod('__get')->getDeclaringClass()->getName() !== self::class) {
-            return false;
-        }
-        $public = [];
-        foreach ($class->getProperties(\ReflectionProperty::IS_PUBLIC) as $property) {
-            if (!$property->isStatic()) {
-                $public[$property->getName()] = true;
-            }
-        }
-
-        return $public;
     }
 
     /** Casts a loaded attribute still in its database form, in both the current and the original values. */
