@@ -19,13 +19,14 @@ use Throwable;
  */
 final class ConnectionHealth
 {
-    /**
-     * @param (Closure(T): bool)|null $isUsable
-     * @param (Closure(T): mixed)|null $healthCheck throws or returns false if dead
-     */
     /** $isUsable as asked on checkout: null when it is asked on return only (see Pool) */
     private readonly ?Closure $isUsableOnCheckout;
 
+    /**
+     * @param (Closure(T): bool)|null $isUsable
+     * @param (Closure(T): mixed)|null $healthCheck throws or returns false if dead
+     * @param bool $checkOnCheckout see Pool
+     */
     public function __construct(
         private readonly PoolConfig $config,
         private readonly ?Closure $isUsable,

@@ -17,9 +17,12 @@ use Throwable;
  * throws turned into the error response right there (404/405/400 from routing, an
  * HttpError, a 500), so the middleware's "after" part runs on error responses too and the
  * headers it adds are on them. The exception stays findable from the response it became
- * (RenderedError::of()).
+ * (RenderedError::of()). Each boundary but the innermost runs the next global middleware
+ * itself (chain()), rather than through a MiddlewareLink: the outermost middleware is
+ * linked as usual, and what it throws reaches the App, which renders it the same way.
  *
  * @internal built by App::compile(), one per global middleware plus one around routing
+ *     (with no global middleware, just that one)
  */
 final class ErrorBoundary implements RequestHandler
 {
