@@ -21,8 +21,8 @@ use Throwable;
  * itself (chain()), rather than through a MiddlewareLink: the outermost middleware is
  * linked as usual, and what it throws reaches the App, which renders it the same way.
  *
- * @internal built by App::compile(), one per global middleware plus one around routing
- *     (with no global middleware, just that one)
+ * @internal built by App::compile(): one around routing, and one per global middleware
+ *     but the outermost
  */
 final class ErrorBoundary implements RequestHandler
 {
