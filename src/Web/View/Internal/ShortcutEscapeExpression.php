@@ -13,7 +13,8 @@ use Twig\Node\Expression\FilterExpression;
  * test compiled inline: a string ShortcutEscaperExtension remembers as having nothing to
  * escape is printed as it is without a call. That is most of what a page prints (names,
  * links, the site's title); the call to the extension cost ~650 instructions even then,
- * the test inline ~150 (blog `GET /` escapes ten values). Compiled, for `{{ user.name }}`:
+ * and the lookup inline saves ~280 of them a print (callgrind; blog `GET /` escapes ten
+ * values). Compiled, for `{{ user.name }}`:
  *
  *     (\is_string($_v0 = <user.name>) && isset($this->extensions[ShortcutEscaperExtension::class]->plain[$_v0])
  *         ? $_v0 : $this->extensions[ShortcutEscaperExtension::class]->escape($_v0, "html", null, true))

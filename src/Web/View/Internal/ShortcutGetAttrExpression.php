@@ -28,7 +28,7 @@ use Twig\Template;
  * for an array and for an object (an ArrayAccess object is asked for an offset first, a
  * Template refused): when they answer, getAttribute() would return that same value. The
  * second lets an object that knows what Twig would find answer in one call (a model's
- * attribute: two magic calls, __isset() and __get(), otherwise; -1,000 instructions a
+ * attribute: two magic calls, __isset() and __get(), otherwise; -700 instructions a
  * print), or decline (DirectAttributes). Anything else — a missing key, a null property, a
  * method (`user.fullName`), strict variables' errors — is left to getAttribute() with the
  * arguments Twig would have passed, so the result is the same.
