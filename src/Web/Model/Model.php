@@ -179,12 +179,7 @@ abstract class Model implements \JsonSerializable, DirectAttributes
 
     public function __get(string $key): mixed
     {
-        // get(), inlined: templates read attributes through here (`{{ user.name }}`).
-        if (isset($this->uncast[$key])) {
-            $this->castLoaded($key);
-        }
-
-        return $this->attributes[$key] ?? null;
+        return $this->get($key);
     }
 
     /**
