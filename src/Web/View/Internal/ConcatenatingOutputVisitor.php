@@ -24,8 +24,9 @@ use Twig\NodeVisitor\NodeVisitorInterface;
  *
  * Runs after Twig's visitors and ShortcutAttributeVisitor (256), on the nodes as they will
  * be compiled; only StructureShortcutsVisitor (258) comes later, and it replaces nodes that
- * end a run, never a piece of one. Not with Twig's sandbox (its visitor wraps what is printed in its
- * own checks; left as Twig compiles it). The same in debug mode and outside it.
+ * end a run, never a piece of one. Not with Twig's sandbox (its visitor wraps what is
+ * printed in its own checks; left as Twig compiles it). The same in debug mode and outside
+ * it.
  *
  * Twig internals this relies on (3.30; check them when upgrading Twig): a Nodes compiles its
  * children in order and nothing else; PrintNode and TextNode compile as ConcatenatedOutputNode

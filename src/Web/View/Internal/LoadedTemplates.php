@@ -19,7 +19,7 @@ use Twig\Node\Node;
  * The visitor adds this node to the end of a template's class (ModuleNode's class_end),
  * where it declares the property; DirectIncludeNode and DirectParentNode read and fill it:
  *
- *     $_v0 = $this->loaded["_nav.html.twig"] ??= $this->load("_nav.html.twig", 19);
+ *     $_v0 = $this->petrelLoaded["_nav.html.twig"] ??= $this->load("_nav.html.twig", 19);
  *
  * Not in debug mode (nor with auto_reload): there a changed template is compiled to a new
  * class, which load() finds and a kept instance would miss. Errors are load()'s own: a
