@@ -73,7 +73,7 @@ abstract class Model implements \JsonSerializable, DirectAttributes
      * @var array<string, true>|false|null
      */
     private array|false|null $templateRead = null;
-    /** @var array<string, string> loaded attributes still as the database returned them => their cast */
+    /** @var array<string, string> loaded attributes still as the database returned them => their Cast::deferredBase() */
     private array $uncast = [];
 
     /** @var array<string, array<string, array<string, string>>> find()'s SQL by driver, table and primary key */
@@ -394,13 +394,18 @@ abstract class Model implements \JsonSerializable, DirectAttributes
      *
      * With them, the class's TemplateReads, which load() keeps in each model.
      *
-     * @return array{array<string, string>, array<string, string>, array<string, true>|false}
+     * @return array{array<string, string>, array<string, string>, array<string, true>|false} the deferred as their base cast
      */
     private static function loadCasts(): array
     {
         $split = [[], [], TemplateReads::of(static::class)];
         foreach (static::$timestamps ? static::$casts + self::TIMESTAMP_CASTS : static::$casts as $key => $cast) {
-            $split[Cast::isDeferred($cast) ? 1 : 0][$key] = $cast;
+            $base = Cast::deferredBase($cast);
+            if ($base === null) {
+                $split[0][$key] = $cast;
+            } else {
+                $split[1][$key] = $base;
+            }
         }
 
         return $split;
@@ -409,7 +414,7 @@ abstract class Model implements \JsonSerializable, DirectAttributes
     /** Casts a loaded attribute still in its database form, in both the current and the original values. */
     private function castLoaded(string $key): void
     {
-        $value = Cast::fromDatabase($this->uncast[$key], $this->attributes[$key] ?? null, $key);
+        $value = Cast::fromDatabaseDeferred($this->uncast[$key], $this->attributes[$key], $key);
         unset($this->uncast[$key]);
         $this->attributes[$key] = $this->original[$key] = $value;
     }

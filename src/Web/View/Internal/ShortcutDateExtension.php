@@ -30,6 +30,10 @@ final class ShortcutDateExtension extends AbstractExtension
 
     private ?CoreExtension $core = null;
 
+    /** Twig's timezone when last asked, and its name: a DateTimeZone does not change. */
+    private ?\DateTimeZone $zone = null;
+    private string $zoneName = '';
+
     /** @var array<string, string> timezone "\0" timestamp "\0" format => formatted */
     private array $formatted = [];
 
@@ -49,7 +53,11 @@ final class ShortcutDateExtension extends AbstractExtension
         if (!$date instanceof \DateTimeInterface || $format === null || $timezone !== null || \strpbrk($format, 'uv') !== false) {
             return $this->core->formatDate($date, $format, $timezone);
         }
-        $key = $this->core->getTimezone()->getName() . "\0" . $date->getTimestamp() . "\0" . $format;
+        $zone = $this->core->getTimezone();
+        if ($zone !== $this->zone) { // set again (CoreExtension::setTimezone()), or the first time
+            [$this->zone, $this->zoneName] = [$zone, $zone->getName()];
+        }
+        $key = $this->zoneName . "\0" . $date->getTimestamp() . "\0" . $format;
         if (isset($this->formatted[$key])) {
             return $this->formatted[$key];
         }
