@@ -86,6 +86,28 @@ bench_nginx_return200() {
     }"
 }
 
+# bench_round_ratio OF TO FORMAT < rates: for servers that took turns, the median of the
+# rounds' ratios OF/TO with their min-max, as "median (min–max)", each printed with FORMAT
+# (printf's, e.g. %.2f). rates holds one "round server req/s" line per measurement.
+bench_round_ratio() {
+    php -r '
+        [, $of, $to, $format] = $argv;
+        $rounds = [];
+        foreach (explode("\n", trim(stream_get_contents(STDIN))) as $line) {
+            [$round, $server, $rate] = explode(" ", $line);
+            $rounds[$round][$server] = (float) $rate;
+        }
+        $ratios = [];
+        foreach ($rounds as $rates) {
+            $ratios[] = ($rates[$to] ?? 0) > 0 ? ($rates[$of] ?? 0) / $rates[$to] : 0.0;
+        }
+        sort($ratios);
+        $n = count($ratios);
+        $median = $n % 2 === 1 ? $ratios[intdiv($n, 2)] : ($ratios[$n / 2 - 1] + $ratios[$n / 2]) / 2;
+        printf("{$format} ({$format}–{$format})", $median, $ratios[0], $ratios[$n - 1]);
+    ' "$1" "$2" "$3"
+}
+
 # bench_wrk URL CONNECTIONS SECONDS: prints "req/s p50_ms p99_ms errors" (one line).
 bench_wrk() {
     local out threads=2
