@@ -24,10 +24,10 @@ use Twig\Node\IncludeNode;
  *
  * That is Template::yield() inlined: the context (with the globals, see below), the
  * template's own blocks (array_merge() with no blocks given returns them as they are: block
- * names are never numeric), the same error handling. Loading stays outside the try, as it is outside
- * yield() (a missing template is reported against the including one). doDisplay() and
- * $blocks are protected members of Twig\Template, which a compiled template may reach on
- * another template. LoadedTemplates says when the loaded template is kept.
+ * names are never numeric), the same error handling. Loading stays outside the try, as it
+ * is outside yield() (a missing template is reported against the including one).
+ * doDisplay() and $blocks are protected members of Twig\Template, which a compiled template
+ * may reach on another template. LoadedTemplates says when the loaded template is kept.
  *
  * The globals are added only to an `only` include's variables. Any other include passes
  * the including code's $context (with variables merged in), which holds them already:
