@@ -1,10 +1,13 @@
 <?php
 
 /*
- * The floor for a hello world served by PHP on this machine, for bench/hello: what the
- * interpreter, its stream functions and the kernel cost per keep-alive request when PHP
- * does nothing else. Not a server to use: no parser (a request is whatever ends in a blank
- * line, answered with the same bytes), no timeouts, no limits, no error handling.
+ * The floor for a hello world served by PHP on this machine, for bench/hello and `petrel
+ * bench hello`: what the interpreter, its stream functions and the kernel cost per
+ * keep-alive request when PHP does nothing else. Not a server to use: no parser (a request
+ * is whatever ends in a blank line, answered with the same bytes), no timeouts, no limits,
+ * no error handling. Just enough HTTP/1.0 for ApacheBench (`petrel bench --load=ab`):
+ * keep-alive when the request asks for it (and says so), else the connection is closed
+ * after the answer.
  *
  *   php bench/apps/bare-hello.php PORT [WORKERS]
  *
@@ -53,6 +56,7 @@ while (pcntl_wait($status) > 0) {
 function serve($server, int $parent): never
 {
     $response = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 13\r\n\r\nHello, World!";
+    $keepAlive10 = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 13\r\nConnection: keep-alive\r\n\r\nHello, World!";
     $clients = [];
     $buffers = [];
     while (true) {
@@ -85,7 +89,16 @@ function serve($server, int $parent): never
             $buffer = $buffers[$id] . $data;
             $requests = substr_count($buffer, "\r\n\r\n");
             if ($requests > 0) {
-                fwrite($stream, str_repeat($response, $requests));
+                if (!str_contains($buffer, " HTTP/1.0\r\n")) {
+                    fwrite($stream, str_repeat($response, $requests));
+                } elseif (stripos($buffer, "\r\nConnection: keep-alive\r\n") !== false) {
+                    fwrite($stream, str_repeat($keepAlive10, $requests)); // ab -k
+                } else {
+                    fwrite($stream, $response); // HTTP/1.0 without keep-alive: answer, close
+                    fclose($stream);
+                    unset($clients[$id], $buffers[$id]);
+                    continue;
+                }
                 $buffer = substr($buffer, strrpos($buffer, "\r\n\r\n") + 4);
             }
             $buffers[$id] = $buffer;

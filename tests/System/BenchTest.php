@@ -76,7 +76,7 @@ final class BenchTest extends TestCase
         foreach (['## Hello world', '## Three SQL queries', '## Query latency', '## The blog example', '## Symfony', '## WebSocket'] as $heading) {
             self::assertStringContainsString($heading, $report);
         }
-        foreach (['| Petrel coroutine |', '| Petrel sync |', '| nginx return 200 |', '| nginx + php-fpm (classic) |',
+        foreach (['| Petrel coroutine |', '| Petrel sync |', '| nginx return 200 |', '| bare PHP loop (floor) |', '| nginx + php-fpm (classic) |',
             '| Petrel direct |', '| nginx → Petrel (reverse proxy) |'] as $row) {
             self::assertStringContainsString($row, $report);
         }
@@ -111,11 +111,11 @@ final class BenchTest extends TestCase
                 self::assertGreaterThan(0, $point->median('peak_rss_mb'), $point->point->describe());
             }
         }
-        self::assertSame(4 + 18 + 10 + 3 + 6 + 4, $points);
+        self::assertSame(5 + 18 + 10 + 3 + 6 + 4, $points);
         self::assertArrayHasKey('nginx', $results->machine);
         self::assertArrayHasKey('mariadb', $results->machine);
         self::assertStringStartsWith('node v', $results->machine['websocket_load_generator'] ?? '');
-        self::assertStringContainsString('[1/45] hello · Petrel coroutine', $output);
+        self::assertStringContainsString('[1/46] hello · Petrel coroutine', $output);
         $this->assertNothingLeftRunning();
     }
 

@@ -42,7 +42,7 @@ final class BlogScenario implements Scenario
         return '`examples/blog` `GET /`: two middlewares, `User::find(1)` on SQLite and a Twig layout. Served by '
             . 'Petrel (coroutine mode, `--workers` workers) directly; by the same Petrel behind nginx as a reverse proxy '
             . '(keep-alive upstream); and in classic mode through `examples/blog/public/index.php` on nginx + php-fpm '
-            . '(`pm = static`, four children per worker, opcache and JIT on), which boots the framework per request. c='
+            . '(`pm = static`, four children per worker, opcache on, the JIT off as in Petrel), which boots the framework per request. c='
             . self::CONNECTIONS . '.';
     }
 

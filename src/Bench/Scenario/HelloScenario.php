@@ -15,8 +15,10 @@ use Petrel\Bench\Server\Server;
 
 /**
  * The seeds' hello world: examples/hello.php on Petrel (coroutine and sync) against
- * nginx answering `return 200` itself (the machine's ceiling for an HTTP server) and the
- * same hello in classic mode, booted per request by nginx + php-fpm.
+ * nginx answering `return 200` itself (the machine's ceiling for an HTTP server), a bare
+ * PHP loop answering the same bytes (the floor of any PHP server: what is left of the gap
+ * to nginx once PHP's own cost is taken out is Petrel's) and the same hello in classic
+ * mode, booted per request by nginx + php-fpm.
  */
 final class HelloScenario implements Scenario
 {
@@ -26,6 +28,7 @@ final class HelloScenario implements Scenario
         'petrel-coroutine' => 'Petrel coroutine',
         'petrel-sync' => 'Petrel sync',
         'nginx' => 'nginx return 200',
+        'bare' => 'bare PHP loop (floor)',
         'fpm' => 'nginx + php-fpm (classic)',
     ];
 
@@ -36,16 +39,18 @@ final class HelloScenario implements Scenario
 
     public function title(): string
     {
-        return 'Hello world — Petrel vs nginx `return 200` vs nginx + php-fpm';
+        return 'Hello world — Petrel vs nginx `return 200`, a bare PHP loop and nginx + php-fpm';
     }
 
     public function description(): string
     {
         return '`examples/hello.php` (`200 text/plain`, `Hello, World!`) on Petrel in coroutine and sync mode, '
-            . 'nginx answering `return 200` itself (no PHP: the ceiling of an HTTP server on this machine), and the '
+            . 'nginx answering `return 200` itself (no PHP: the ceiling of an HTTP server on this machine), '
+            . '`bench/apps/bare-hello.php` (a `stream_select()` loop that answers fixed bytes to whatever ends in a blank '
+            . 'line: no parser, no objects, the floor of any server written in PHP), and the '
             . 'same hello in classic mode (`bench/apps/hello-classic.php`) on nginx + php-fpm (`pm = static`, '
-            . 'opcache and JIT on), which boots the app per request. '
-            . 'Petrel and nginx run as many workers as `--workers`, php-fpm four children per worker; keep-alive, c='
+            . 'opcache on, the JIT off as in Petrel), which boots the app per request. '
+            . 'Petrel, nginx and the bare loop run as many workers as `--workers`, php-fpm four children per worker; keep-alive, c='
             . self::CONNECTIONS . '.';
     }
 
@@ -68,6 +73,7 @@ final class HelloScenario implements Scenario
             'petrel-coroutine' => $launcher->petrel($server, $rig->app('examples/hello.php'), $workers, 'coroutine', self::BODY),
             'petrel-sync' => $launcher->petrel($server, $rig->app('examples/hello.php'), $workers, 'sync', self::BODY),
             'nginx' => $launcher->nginxReturn200($server, $workers),
+            'bare' => $launcher->barePhp($server, $workers),
             'fpm' => $launcher->nginxFpm($server, $workers, 4 * $workers, $rig->app('bench/apps/hello-classic.php'), self::BODY),
             default => throw new \LogicException("hello has no server {$server}"),
         };
@@ -87,6 +93,7 @@ final class HelloScenario implements Scenario
         }
         $ratios = [
             'Petrel coroutine / nginx `return 200`' => $result->ratio($coroutine, $nginx),
+            'Petrel coroutine / bare PHP loop' => $result->ratio($coroutine, self::SERIES['bare']),
             'Petrel coroutine / nginx + php-fpm' => $result->ratio($coroutine, self::SERIES['fpm']),
             'Petrel coroutine / Petrel sync' => $result->ratio($coroutine, self::SERIES['petrel-sync']),
         ];

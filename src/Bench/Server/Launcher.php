@@ -12,7 +12,8 @@ use Petrel\Bench\Workspace;
 /**
  * Starts the servers the scenarios compare, each on its own loopback port with its own
  * config under the workspace, and waits until it serves the expected page:
- * Petrel (`bin/petrel start`), nginx (`return 200`, reverse proxy, FastCGI) and php-fpm.
+ * Petrel (`bin/petrel start`), nginx (`return 200`, reverse proxy, FastCGI), php-fpm and
+ * the bare PHP loop of bench/apps.
  */
 final class Launcher
 {
@@ -66,6 +67,24 @@ final class Launcher
             CONF);
     }
 
+    /**
+     * bench/apps/bare-hello.php: the hello answered by a bare stream_select() loop in PHP, no
+     * parser, no objects — the floor of any PHP server here, the interpreter's and its
+     * stream functions' own cost, with opcache on and the JIT off as Petrel runs.
+     */
+    public function barePhp(string $name, int $workers): Server
+    {
+        $port = $this->workspace->freePort();
+        $process = $this->workspace->spawn($name, [
+            \PHP_BINARY, '-d', 'opcache.enable_cli=1', '-d', 'opcache.jit=disable',
+            "{$this->root}/bench/apps/bare-hello.php", (string) $port, (string) $workers,
+        ], cwd: $this->root);
+        $url = "http://127.0.0.1:{$port}";
+        $this->waitOrStop($url . '/', 'Hello, World!', $process);
+
+        return new Server($name, $url, [$process]);
+    }
+
     /** nginx in front of $upstream (a base URL), with keep-alive connections to it. */
     public function nginxProxy(string $name, int $workers, Server $upstream, string $expect): Server
     {
@@ -89,7 +108,7 @@ final class Launcher
 
     /**
      * The classic PHP stack: nginx passing every request to the front controller $script
-     * through php-fpm (pm = static, $children processes, opcache and JIT on).
+     * through php-fpm (pm = static, $children processes, opcache on, the JIT off: FPM_INI).
      *
      * @param array<string, string|null> $env changes to the environment the scripts see (clear_env = no)
      */
