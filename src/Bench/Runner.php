@@ -10,6 +10,7 @@ use Petrel\Bench\Load\LoadException;
 use Petrel\Bench\Load\LoadGenerator;
 use Petrel\Bench\Scenario\OwnLoad;
 use Petrel\Bench\Scenario\Scenario;
+use Petrel\Bench\Scenario\TakesTurns;
 use Petrel\Bench\Server\Server;
 
 /**
@@ -18,7 +19,8 @@ use Petrel\Bench\Server\Server;
  * while sampling the server's processes. A point that cannot run (missing tool, server
  * that will not start, wrong page) is recorded with the reason; the others still run.
  * A scenario with its own load generator (OwnLoad) names it per point, and may ask for a
- * fresh server before every run of a point.
+ * fresh server before every run of a point. A scenario that TakesTurns has all its
+ * servers started first and its points measured in rounds, one run of each per round.
  */
 final class Runner
 {
@@ -40,23 +42,17 @@ final class Runner
     /** @param list<Point> $points the scenario's plan */
     public function run(Scenario $scenario, array $points): ScenarioResult
     {
+        if ($scenario instanceof TakesTurns && !$scenario instanceof OwnLoad) {
+            return $this->runInTurns($scenario, $points);
+        }
         $results = [];
         $notes = [];
         foreach (self::groups($points) as [$serverName, $group]) {
-            try {
-                $loads = \array_map(fn (Point $point): LoadGenerator => $this->loadFor($scenario, $point), $group);
-                $server = $scenario->start($serverName, $this->rig);
-            } catch (SkipException | BenchException $error) {
-                $skip = $error instanceof SkipException;
-                $message = ($skip ? PointResult::SKIPPED : 'failed to start: ') . $error->getMessage();
-                $this->progress->say("{$scenario->name()} · {$group[0]->series}: {$message}");
-                $notes[] = "{$group[0]->series} — {$message}";
-                foreach ($group as $point) {
-                    $results[] = new PointResult($point, [], $message);
-                    $this->progress->advance();
-                }
+            $started = $this->start($scenario, $serverName, $group, $results, $notes);
+            if ($started === null) {
                 continue;
             }
+            [$server, $loads] = $started;
             // A point that needs a fresh server per run restarts it: $server is always the live one.
             $rig = $this->rig;
             $restart = static function () use (&$server, $scenario, $serverName, $rig): Server {
@@ -77,17 +73,132 @@ final class Runner
         return new ScenarioResult($scenario->name(), $results, \array_values(\array_unique($notes)));
     }
 
+    /**
+     * Every server of the scenario started, each point's page checked and warmed up, then
+     * `--repeat` rounds of one run per point, in plan order. A point whose run fails is
+     * recorded with the runs it had and leaves the rounds; results keep the plan's order.
+     *
+     * @param list<Point> $points
+     */
+    private function runInTurns(Scenario $scenario, array $points): ScenarioResult
+    {
+        $options = $this->rig->options;
+        $results = [];
+        $notes = [];
+        /** @var array<int, array{Point, Server, LoadGenerator}> $live by plan index */
+        $live = [];
+        /** @var array<int, list<array<string, float|int>>> $runs by plan index */
+        $runs = [];
+        $servers = [];
+        $index = 0;
+        $this->progress->turnsBegin();
+        try {
+            foreach (self::groups($points) as [$serverName, $group]) {
+                $skipped = [];
+                $started = $this->start($scenario, $serverName, $group, $skipped, $notes);
+                foreach ($group as $i => $point) {
+                    $number = $index++;
+                    if ($started === null) {
+                        $results[$number] = $skipped[$i];
+                        continue;
+                    }
+                    $error = $this->pageError($scenario, $started[0], $point);
+                    if ($error !== null) {
+                        $results[$number] = new PointResult($point, [], $error);
+                        $this->progress->advance();
+                        continue;
+                    }
+                    $live[$number] = [$point, $started[0], $started[1][$i]];
+                    $runs[$number] = [];
+                }
+                if ($started !== null) {
+                    $servers[] = $started[0];
+                }
+            }
+            for ($run = $options->warmup > 0 ? 0 : 1; $run <= $options->repeat; ++$run) {
+                foreach ($live as $number => [$point, $server, $load]) {
+                    $url = $server->url . $point->path;
+                    try {
+                        if ($run === 0) {
+                            $this->progress->point($scenario->name(), $point->describe() . ' (warm-up)', 1, $options->repeat, $number + 1);
+                            $this->loadRun($load, $url, $point->connections, $options->warmup, null, "{$scenario->name()}-warmup");
+                            continue;
+                        }
+                        $this->progress->point($scenario->name(), $point->describe(), $run, $options->repeat, $number + 1);
+                        $runs[$number][] = $this->loadRun($load, $url, $point->connections, $options->duration, $server, $scenario->name())->toArray();
+                    } catch (LoadException | BenchException | SkipException $error) {
+                        $this->progress->say("{$scenario->name()} · {$point->describe()}: {$error->getMessage()}");
+                        $results[$number] = new PointResult($point, $runs[$number], $error->getMessage());
+                        unset($live[$number]);
+                        $this->progress->advance();
+                    }
+                }
+            }
+            foreach ($live as $number => [$point]) {
+                $results[$number] = new PointResult($point, $runs[$number]);
+                $this->progress->advance();
+            }
+        } finally {
+            foreach (\array_reverse($servers) as $server) {
+                $server->stop();
+            }
+        }
+        \ksort($results);
+
+        return new ScenarioResult($scenario->name(), \array_values($results), \array_values(\array_unique($notes)));
+    }
+
+    /**
+     * Starts the server of $group and makes its points' load generators, or records why it
+     * cannot run (in $results, one per point, and $notes) and returns null.
+     *
+     * @param non-empty-list<Point> $group
+     * @param list<PointResult> $results
+     * @param list<string> $notes
+     * @return array{Server, list<LoadGenerator>}|null
+     */
+    private function start(Scenario $scenario, string $serverName, array $group, array &$results, array &$notes): ?array
+    {
+        try {
+            $loads = \array_map(fn (Point $point): LoadGenerator => $this->loadFor($scenario, $point), $group);
+
+            return [$scenario->start($serverName, $this->rig), $loads];
+        } catch (SkipException | BenchException $error) {
+            $skip = $error instanceof SkipException;
+            $message = ($skip ? PointResult::SKIPPED : 'failed to start: ') . $error->getMessage();
+            $this->progress->say("{$scenario->name()} · {$group[0]->series}: {$message}");
+            $notes[] = "{$group[0]->series} — {$message}";
+            foreach ($group as $point) {
+                $results[] = new PointResult($point, [], $message);
+                $this->progress->advance();
+            }
+
+            return null;
+        }
+    }
+
+    /** Why $server does not serve $point's page (status, or the expected text missing), or null. */
+    private function pageError(Scenario $scenario, Server $server, Point $point): ?string
+    {
+        $url = $server->url . $point->path;
+        [$status, $body] = Workspace::get($url);
+        if ($status === 200 && \str_contains($body, $point->expect)) {
+            return null;
+        }
+        $message = "{$url} answered HTTP {$status} without \"{$point->expect}\": " . \substr(\trim($body), 0, 160);
+        $this->progress->say("{$scenario->name()} · {$point->describe()}: {$message}");
+
+        return $message;
+    }
+
     /** @param \Closure(): Server $restart stops the server and starts it again */
     private function measurePoint(Scenario $scenario, Server $server, Point $point, LoadGenerator $load, \Closure $restart): PointResult
     {
         $options = $this->rig->options;
         $url = $server->url . $point->path;
-        [$status, $body] = Workspace::get($url);
-        if ($status !== 200 || !\str_contains($body, $point->expect)) {
-            $message = "{$url} answered HTTP {$status} without \"{$point->expect}\": " . \substr(\trim($body), 0, 160);
-            $this->progress->say("{$scenario->name()} · {$point->describe()}: {$message}");
-
-            return new PointResult($point, [], $message);
+        $error = $this->pageError($scenario, $server, $point);
+        if ($error !== null) {
+            return new PointResult($point, [], $error);
         }
         $fresh = $scenario instanceof OwnLoad && $scenario->freshServer($point);
         $runs = [];

@@ -12,6 +12,8 @@ final class Progress
 {
     private readonly bool $terminal;
     private int $done = 0;
+    /** Points done when the scenario whose points take turns began (see point()). */
+    private int $started = 0;
     private float $left;
 
     /** @param resource $stream */
@@ -21,14 +23,22 @@ final class Progress
         $this->left = $points * $secondsPerPoint;
     }
 
-    public function point(string $scenario, string $point, int $run, int $runs): void
+    /** @param int $number the point's number in its scenario when points take turns (0: the next one) */
+    public function point(string $scenario, string $point, int $run, int $runs, int $number = 0): void
     {
-        $line = \sprintf('[%d/%d] %s · %s · run %d/%d · ~%s left', $this->done + 1, $this->points, $scenario, $point, $run, $runs, self::duration($this->left));
+        $number = $number > 0 ? $this->started + $number : $this->done + 1;
+        $line = \sprintf('[%d/%d] %s · %s · run %d/%d · ~%s left', $number, $this->points, $scenario, $point, $run, $runs, self::duration($this->left));
         if ($this->terminal) {
             \fwrite($this->stream, "\r\033[K{$line}");
         } elseif ($run === 1) {
             \fwrite($this->stream, $line . "\n");
         }
+    }
+
+    /** A scenario whose points take turns begins: point() numbers them from here. */
+    public function turnsBegin(): void
+    {
+        $this->started = $this->done;
     }
 
     /** A point is finished (measured, skipped or failed). */

@@ -17,7 +17,7 @@ use Petrel\Bench\Server\Server;
  * The framework example: the blog's `/` served by Petrel directly, behind an nginx
  * reverse proxy (seed 001), and in classic mode on nginx + php-fpm (seed 004).
  */
-final class BlogScenario implements Scenario
+final class BlogScenario implements TakesTurns
 {
     public const CONNECTIONS = 100;
     private const EXPECT = 'Hello, Ada Lovelace!';
@@ -43,7 +43,7 @@ final class BlogScenario implements Scenario
             . 'Petrel (coroutine mode, `--workers` workers) directly; by the same Petrel behind nginx as a reverse proxy '
             . '(keep-alive upstream); and in classic mode through `examples/blog/public/index.php` on nginx + php-fpm '
             . '(`pm = static`, four children per worker, opcache on, the JIT off as in Petrel), which boots the framework per request. c='
-            . self::CONNECTIONS . '.';
+            . self::CONNECTIONS . '. The three run side by side and take turns: the first run of each, then the second of each, and so on.';
     }
 
     public function plan(Options $options): array

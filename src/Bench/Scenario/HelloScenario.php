@@ -20,7 +20,7 @@ use Petrel\Bench\Server\Server;
  * to nginx once PHP's own cost is taken out is Petrel's) and the same hello in classic
  * mode, booted per request by nginx + php-fpm.
  */
-final class HelloScenario implements Scenario
+final class HelloScenario implements TakesTurns
 {
     public const CONNECTIONS = 100;
     private const BODY = 'Hello, World!';
@@ -51,7 +51,7 @@ final class HelloScenario implements Scenario
             . 'same hello in classic mode (`bench/apps/hello-classic.php`) on nginx + php-fpm (`pm = static`, '
             . 'opcache on, the JIT off as in Petrel), which boots the app per request. '
             . 'Petrel, nginx and the bare loop run as many workers as `--workers`, php-fpm four children per worker; keep-alive, c='
-            . self::CONNECTIONS . '.';
+            . self::CONNECTIONS . '. All run side by side and take turns: the first run of each, then the second of each, and so on.';
     }
 
     public function plan(Options $options): array

@@ -14,6 +14,7 @@ use Petrel\Bench\Rig;
 use Petrel\Bench\Runner;
 use Petrel\Bench\ScenarioResult;
 use Petrel\Bench\Scenario\OwnLoad;
+use Petrel\Bench\Scenario\TakesTurns;
 use Petrel\Bench\Server\Server;
 use Petrel\Bench\Workspace;
 use PHPUnit\Framework\TestCase;
@@ -21,7 +22,9 @@ use PHPUnit\Framework\TestCase;
 /**
  * The Runner with a scenario that brings its own load generator: its generator is used,
  * and a point that asks for a fresh server gets a new start before each run and no
- * warm-up, while the others share one start and are warmed up. Servers are `php -S`.
+ * warm-up, while the others share one start and are warmed up. And with a scenario whose
+ * points take turns: every server up at once, one run of each point per round. Servers
+ * are `php -S`.
  */
 final class RunnerTest extends TestCase
 {
@@ -66,6 +69,41 @@ final class RunnerTest extends TestCase
             }
         }
     }
+
+    public function testPointsThatTakeTurnsRunInRoundsOnServersStartedTogether(): void
+    {
+        $options = new Options(['turns'], duration: 1, repeat: 3, warmup: 1);
+        $rig = new Rig($this->workspace, \dirname(__DIR__, 3), $options, []);
+        $scenario = new TurnsScenario($this->workspace);
+        $stream = \fopen('php://memory', 'w+');
+        self::assertIsResource($stream);
+        $raw = \dirname($this->workspace->path('raw/run.txt'));
+        $load = new FakeLoad('fake');
+        $scenario->load = $load;
+        $runner = new Runner($rig, $load, new Progress($stream, 3, 1.0), $raw);
+
+        $result = $runner->run($scenario, $scenario->plan($options));
+
+        // Each server started once, both before the first run; the point whose page is
+        // wrong never runs; the others: both warm-ups, then one run of each per round.
+        self::assertSame(['a' => 1, 'wrong' => 1, 'b' => 1], $scenario->starts);
+        self::assertSame(['a', 'b', 'a', 'b', 'a', 'b', 'a', 'b'], $load->order);
+        self::assertSame(['a', 'wrong', 'b'], \array_map(static fn ($point) => $point->point->series, $result->points));
+        self::assertCount(3, $result->points[0]->runs);
+        self::assertSame(7.0, $result->points[0]->median('rps'));
+        self::assertStringContainsString('without "page ok"', (string) $result->points[1]->error);
+        self::assertSame([], $result->points[1]->runs);
+        self::assertCount(3, $result->points[2]->runs);
+        \rewind($stream);
+        $log = (string) \stream_get_contents($stream);
+        self::assertStringContainsString('[3/3] turns · b (warm-up) · run 1/3', $log);
+        self::assertStringContainsString('[1/3] turns · a · run 1/3', $log);
+        foreach ($scenario->servers as $server) {
+            foreach ($server->processes() as $process) {
+                self::assertFalse($process->isRunning(), "{$process->name} still runs");
+            }
+        }
+    }
 }
 
 /** Counts its runs per point (by the URL's port's server) and reports 7 req/s. */
@@ -73,6 +111,8 @@ final class FakeLoad implements LoadGenerator
 {
     /** @var array<string, int> */
     public array $runs = [];
+    /** @var list<string> server names in the order of their runs */
+    public array $order = [];
 
     /** @param array<int, string> $names port => server name */
     public function __construct(private readonly string $name, public array $names = [])
@@ -93,6 +133,7 @@ final class FakeLoad implements LoadGenerator
     {
         $name = $this->names[(int) \parse_url($url, \PHP_URL_PORT)] ?? 'unknown';
         $this->runs[$name] = ($this->runs[$name] ?? 0) + 1;
+        $this->order[] = $name;
 
         return [\PHP_BINARY, '-r', 'echo "done";'];
     }
@@ -155,6 +196,68 @@ final class FakeScenario implements OwnLoad
     public function freshServer(Point $point): bool
     {
         return $point->server === 'fresh';
+    }
+
+    public function summary(ScenarioResult $result): string
+    {
+        return '';
+    }
+
+    public function chart(ScenarioResult $result): ?Chart
+    {
+        return null;
+    }
+}
+
+/** Three servers (`php -S`), one point each; `wrong` serves a page without the expected text. */
+final class TurnsScenario implements TakesTurns
+{
+    /** @var array<string, int> */
+    public array $starts = [];
+    /** @var list<Server> */
+    public array $servers = [];
+    public FakeLoad $load;
+
+    public function __construct(private readonly Workspace $workspace)
+    {
+        $this->load = new FakeLoad('fake');
+    }
+
+    public function name(): string
+    {
+        return 'turns';
+    }
+
+    public function title(): string
+    {
+        return 'Turns';
+    }
+
+    public function description(): string
+    {
+        return '';
+    }
+
+    public function plan(Options $options): array
+    {
+        return [
+            new Point('a', 'a', '', '/', 1, 'page ok'),
+            new Point('wrong', 'wrong', '', '/', 1, 'page ok'),
+            new Point('b', 'b', '', '/', 1, 'page ok'),
+        ];
+    }
+
+    public function start(string $server, Rig $rig): Server
+    {
+        $this->starts[$server] = ($this->starts[$server] ?? 0) + 1;
+        $root = $this->workspace->path("www-{$server}/index.php");
+        \file_put_contents($root, $server === 'wrong' ? '<?php echo "not it";' : '<?php echo "page ok";');
+        $port = $this->workspace->freePort();
+        $process = $this->workspace->spawn("php-s-{$server}", [\PHP_BINARY, '-S', "127.0.0.1:{$port}", '-t', \dirname($root)]);
+        $this->workspace->waitUntilServing("http://127.0.0.1:{$port}/", $server === 'wrong' ? 'not it' : 'page ok', $process, 20.0);
+        $this->load->names[$port] = $server;
+
+        return $this->servers[] = new Server($server, "http://127.0.0.1:{$port}", [$process]);
     }
 
     public function summary(ScenarioResult $result): string
