@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Petrel\Tests\Unit\Bench;
 
 use Petrel\Bench\Internal\Progress;
+use Petrel\Bench\Load\LoadException;
 use Petrel\Bench\Load\LoadGenerator;
 use Petrel\Bench\Load\LoadResult;
 use Petrel\Bench\Options;
@@ -104,6 +105,27 @@ final class RunnerTest extends TestCase
             }
         }
     }
+
+    public function testAPointWhoseRunFailsLeavesTheRoundsWithTheRunsItHad(): void
+    {
+        $options = new Options(['turns'], duration: 1, repeat: 3, warmup: 1);
+        $rig = new Rig($this->workspace, \dirname(__DIR__, 3), $options, []);
+        $scenario = new TurnsScenario($this->workspace);
+        $stream = \fopen('php://memory', 'w+');
+        self::assertIsResource($stream);
+        $load = new FakeLoad('fake');
+        $load->failAt = ['a' => 3]; // warm-up, run 1, then run 2 breaks
+        $scenario->load = $load;
+        $runner = new Runner($rig, $load, new Progress($stream, 3, 1.0), \dirname($this->workspace->path('raw/run.txt')));
+
+        $result = $runner->run($scenario, $scenario->plan($options));
+
+        self::assertSame(['a', 'b', 'a', 'b', 'a', 'b', 'b'], $load->order);
+        self::assertCount(1, $result->points[0]->runs);
+        self::assertStringContainsString('fake printed no result: broken', (string) $result->points[0]->error);
+        self::assertNull($result->points[2]->error);
+        self::assertCount(3, $result->points[2]->runs);
+    }
 }
 
 /** Counts its runs per point (by the URL's port's server) and reports 7 req/s. */
@@ -113,6 +135,8 @@ final class FakeLoad implements LoadGenerator
     public array $runs = [];
     /** @var list<string> server names in the order of their runs */
     public array $order = [];
+    /** @var array<string, int> server name => the run (warm-up included) whose output is unreadable */
+    public array $failAt = [];
 
     /** @param array<int, string> $names port => server name */
     public function __construct(private readonly string $name, public array $names = [])
@@ -135,11 +159,15 @@ final class FakeLoad implements LoadGenerator
         $this->runs[$name] = ($this->runs[$name] ?? 0) + 1;
         $this->order[] = $name;
 
-        return [\PHP_BINARY, '-r', 'echo "done";'];
+        return [\PHP_BINARY, '-r', ($this->failAt[$name] ?? 0) === $this->runs[$name] ? 'echo "broken";' : 'echo "done";'];
     }
 
     public function parse(string $output): LoadResult
     {
+        if (\trim($output) === 'broken') {
+            throw LoadException::unreadable($this->name, $output);
+        }
+
         return new LoadResult(7.0, 7, 1.0, 2.0, 3.0, 0, 0);
     }
 }
