@@ -44,16 +44,11 @@ final class Launcher
      */
     public function petrel(string $name, string $app, int $workers, string $mode, string $expect, array $env = []): Server
     {
-        $port = $this->workspace->freePort();
-        $process = $this->workspace->spawn($name, [
+        return $this->listening($name, $expect, fn (int $port): array => [
             \PHP_BINARY, "{$this->root}/bin/petrel", 'start', $app,
             "--listen=127.0.0.1:{$port}", "--workers={$workers}", "--mode={$mode}",
             '--pid-file=' . $this->workspace->path("run/petrel-{$port}.pid"),
-        ], self::environment($env), $this->root);
-        $url = "http://127.0.0.1:{$port}";
-        $this->waitOrStop($url . '/', $expect, $process);
-
-        return new Server($name, $url, [$process]);
+        ], self::environment($env));
     }
 
     /** nginx answering every request itself: `return 200 "Hello, World!"` — the machine's ceiling. */
@@ -74,15 +69,10 @@ final class Launcher
      */
     public function barePhp(string $name, int $workers): Server
     {
-        $port = $this->workspace->freePort();
-        $process = $this->workspace->spawn($name, [
+        return $this->listening($name, 'Hello, World!', fn (int $port): array => [
             \PHP_BINARY, '-d', 'opcache.enable_cli=1', '-d', 'opcache.jit=disable',
             "{$this->root}/bench/apps/bare-hello.php", (string) $port, (string) $workers,
-        ], cwd: $this->root);
-        $url = "http://127.0.0.1:{$port}";
-        $this->waitOrStop($url . '/', 'Hello, World!', $process);
-
-        return new Server($name, $url, [$process]);
+        ]);
     }
 
     /** nginx in front of $upstream (a base URL), with keep-alive connections to it. */
@@ -223,6 +213,23 @@ final class Launcher
 
             CONF);
         $process = $this->workspace->spawn($name, [$binary, '-e', "{$dir}/error.log", '-c', "{$dir}/nginx.conf", '-p', $dir, '-g', 'daemon off;']);
+        $url = "http://127.0.0.1:{$port}";
+        $this->waitOrStop($url . '/', $expect, $process);
+
+        return new Server($name, $url, [$process]);
+    }
+
+    /**
+     * A server that is one process started in the project root, told its free port on the
+     * command line, and serving $expect at `/` once up.
+     *
+     * @param \Closure(int): list<string> $command the command line for a port
+     * @param array<string, string>|null $env its environment (null: this process's)
+     */
+    private function listening(string $name, string $expect, \Closure $command, ?array $env = null): Server
+    {
+        $port = $this->workspace->freePort();
+        $process = $this->workspace->spawn($name, $command($port), $env, $this->root);
         $url = "http://127.0.0.1:{$port}";
         $this->waitOrStop($url . '/', $expect, $process);
 
