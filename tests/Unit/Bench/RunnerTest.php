@@ -15,6 +15,7 @@ use Petrel\Bench\Rig;
 use Petrel\Bench\Runner;
 use Petrel\Bench\ScenarioResult;
 use Petrel\Bench\Scenario\OwnLoad;
+use Petrel\Bench\Scenario\Scenario;
 use Petrel\Bench\Scenario\TakesTurns;
 use Petrel\Bench\Server\Server;
 use Petrel\Bench\Workspace;
@@ -73,17 +74,9 @@ final class RunnerTest extends TestCase
 
     public function testPointsThatTakeTurnsRunInRoundsOnServersStartedTogether(): void
     {
-        $options = new Options(['turns'], duration: 1, repeat: 3, warmup: 1);
-        $rig = new Rig($this->workspace, \dirname(__DIR__, 3), $options, []);
         $scenario = new TurnsScenario($this->workspace);
-        $stream = \fopen('php://memory', 'w+');
-        self::assertIsResource($stream);
-        $raw = \dirname($this->workspace->path('raw/run.txt'));
-        $load = new FakeLoad('fake');
-        $scenario->load = $load;
-        $runner = new Runner($rig, $load, new Progress($stream, 3, 1.0), $raw);
-
-        $result = $runner->run($scenario, $scenario->plan($options));
+        [$result, $log] = $this->runTurns($scenario);
+        $load = $scenario->load;
 
         // Each server started once, both before the first run; the point whose page is
         // wrong never runs; the others: both warm-ups, then one run of each per round.
@@ -95,8 +88,6 @@ final class RunnerTest extends TestCase
         self::assertStringContainsString('without "page ok"', (string) $result->points[1]->error);
         self::assertSame([], $result->points[1]->runs);
         self::assertCount(3, $result->points[2]->runs);
-        \rewind($stream);
-        $log = (string) \stream_get_contents($stream);
         self::assertStringContainsString('[3/3] turns · b (warm-up) · run 1/3', $log);
         self::assertStringContainsString('[1/3] turns · a · run 1/3', $log);
         foreach ($scenario->servers as $server) {
@@ -108,23 +99,34 @@ final class RunnerTest extends TestCase
 
     public function testAPointWhoseRunFailsLeavesTheRoundsWithTheRunsItHad(): void
     {
-        $options = new Options(['turns'], duration: 1, repeat: 3, warmup: 1);
-        $rig = new Rig($this->workspace, \dirname(__DIR__, 3), $options, []);
         $scenario = new TurnsScenario($this->workspace);
-        $stream = \fopen('php://memory', 'w+');
-        self::assertIsResource($stream);
-        $load = new FakeLoad('fake');
-        $load->failAt = ['a' => 3]; // warm-up, run 1, then run 2 breaks
-        $scenario->load = $load;
-        $runner = new Runner($rig, $load, new Progress($stream, 3, 1.0), \dirname($this->workspace->path('raw/run.txt')));
+        $scenario->load->failAt = ['a' => 3]; // warm-up, run 1, then run 2 breaks
+        [$result] = $this->runTurns($scenario);
 
-        $result = $runner->run($scenario, $scenario->plan($options));
-
-        self::assertSame(['a', 'b', 'a', 'b', 'a', 'b', 'b'], $load->order);
+        self::assertSame(['a', 'b', 'a', 'b', 'a', 'b', 'b'], $scenario->load->order);
         self::assertCount(1, $result->points[0]->runs);
         self::assertStringContainsString('fake printed no result: broken', (string) $result->points[0]->error);
         self::assertNull($result->points[2]->error);
         self::assertCount(3, $result->points[2]->runs);
+    }
+
+    /**
+     * Runs $scenario (3 runs of 1 s after a warm-up) with its FakeLoad as the Runner's load.
+     *
+     * @return array{ScenarioResult, string} the result and the progress log
+     */
+    private function runTurns(TurnsScenario $scenario): array
+    {
+        $options = new Options(['turns'], duration: 1, repeat: 3, warmup: 1);
+        $rig = new Rig($this->workspace, \dirname(__DIR__, 3), $options, []);
+        $stream = \fopen('php://memory', 'w+');
+        self::assertIsResource($stream);
+        $runner = new Runner($rig, $scenario->load, new Progress($stream, 3, 1.0), \dirname($this->workspace->path('raw/run.txt')));
+
+        $result = $runner->run($scenario, $scenario->plan($options));
+        \rewind($stream);
+
+        return [$result, (string) \stream_get_contents($stream)];
     }
 }
 
@@ -162,6 +164,17 @@ final class FakeLoad implements LoadGenerator
         return [\PHP_BINARY, '-r', ($this->failAt[$name] ?? 0) === $this->runs[$name] ? 'echo "broken";' : 'echo "done";'];
     }
 
+    /** `php -S` on $docroot, up once it serves $expect, its runs counted as $server's. */
+    public function serve(Workspace $workspace, string $server, string $docroot, string $expect): Server
+    {
+        $port = $workspace->freePort();
+        $process = $workspace->spawn("php-s-{$server}", [\PHP_BINARY, '-S', "127.0.0.1:{$port}", '-t', $docroot]);
+        $workspace->waitUntilServing("http://127.0.0.1:{$port}/", $expect, $process, 20.0);
+        $this->names[$port] = $server;
+
+        return new Server($server, "http://127.0.0.1:{$port}", [$process]);
+    }
+
     public function parse(string $output): LoadResult
     {
         if (\trim($output) === 'broken') {
@@ -172,7 +185,12 @@ final class FakeLoad implements LoadGenerator
     }
 }
 
-final class FakeScenario implements OwnLoad
+/**
+ * What both fake scenarios share: `php -S` servers counted per start, a FakeLoad that
+ * counts the runs, no report. A subclass names itself, plans its points and serves a page
+ * from a document root per server.
+ */
+abstract class PhpServerScenario implements Scenario
 {
     /** @var array<string, int> */
     public array $starts = [];
@@ -180,19 +198,14 @@ final class FakeScenario implements OwnLoad
     public array $servers = [];
     public readonly FakeLoad $load;
 
-    public function __construct(private readonly Workspace $workspace)
+    public function __construct(protected readonly Workspace $workspace)
     {
         $this->load = new FakeLoad('fake');
     }
 
-    public function name(): string
-    {
-        return 'fake';
-    }
-
     public function title(): string
     {
-        return 'Fake';
+        return \ucfirst($this->name());
     }
 
     public function description(): string
@@ -200,20 +213,38 @@ final class FakeScenario implements OwnLoad
         return '';
     }
 
-    public function plan(Options $options): array
-    {
-        return [new Point('fresh', 'fresh', '', '/', 1, 'page ok'), new Point('shared', 'shared', '', '/', 1, 'page ok')];
-    }
-
     public function start(string $server, Rig $rig): Server
     {
         $this->starts[$server] = ($this->starts[$server] ?? 0) + 1;
-        $port = $this->workspace->freePort();
-        $process = $this->workspace->spawn("php-s-{$server}", [\PHP_BINARY, '-S', "127.0.0.1:{$port}", '-t', $this->workspace->path('www')]);
-        $this->workspace->waitUntilServing("http://127.0.0.1:{$port}/", 'page ok', $process, 20.0);
-        $this->load->names[$port] = $server;
+        [$docroot, $page] = $this->site($server);
 
-        return $this->servers[] = new Server($server, "http://127.0.0.1:{$port}", [$process]);
+        return $this->servers[] = $this->load->serve($this->workspace, $server, $docroot, $page);
+    }
+
+    public function summary(ScenarioResult $result): string
+    {
+        return '';
+    }
+
+    public function chart(ScenarioResult $result): ?Chart
+    {
+        return null;
+    }
+
+    /** @return array{string, string} the document root of $server and the text its page shows */
+    abstract protected function site(string $server): array;
+}
+
+final class FakeScenario extends PhpServerScenario implements OwnLoad
+{
+    public function name(): string
+    {
+        return 'fake';
+    }
+
+    public function plan(Options $options): array
+    {
+        return [new Point('fresh', 'fresh', '', '/', 1, 'page ok'), new Point('shared', 'shared', '', '/', 1, 'page ok')];
     }
 
     public function load(Point $point, Rig $rig): LoadGenerator
@@ -226,44 +257,18 @@ final class FakeScenario implements OwnLoad
         return $point->server === 'fresh';
     }
 
-    public function summary(ScenarioResult $result): string
+    protected function site(string $server): array
     {
-        return '';
-    }
-
-    public function chart(ScenarioResult $result): ?Chart
-    {
-        return null;
+        return [$this->workspace->path('www'), 'page ok'];
     }
 }
 
 /** Three servers (`php -S`), one point each; `wrong` serves a page without the expected text. */
-final class TurnsScenario implements TakesTurns
+final class TurnsScenario extends PhpServerScenario implements TakesTurns
 {
-    /** @var array<string, int> */
-    public array $starts = [];
-    /** @var list<Server> */
-    public array $servers = [];
-    public FakeLoad $load;
-
-    public function __construct(private readonly Workspace $workspace)
-    {
-        $this->load = new FakeLoad('fake');
-    }
-
     public function name(): string
     {
         return 'turns';
-    }
-
-    public function title(): string
-    {
-        return 'Turns';
-    }
-
-    public function description(): string
-    {
-        return '';
     }
 
     public function plan(Options $options): array
@@ -275,26 +280,12 @@ final class TurnsScenario implements TakesTurns
         ];
     }
 
-    public function start(string $server, Rig $rig): Server
+    protected function site(string $server): array
     {
-        $this->starts[$server] = ($this->starts[$server] ?? 0) + 1;
-        $root = $this->workspace->path("www-{$server}/index.php");
-        \file_put_contents($root, $server === 'wrong' ? '<?php echo "not it";' : '<?php echo "page ok";');
-        $port = $this->workspace->freePort();
-        $process = $this->workspace->spawn("php-s-{$server}", [\PHP_BINARY, '-S', "127.0.0.1:{$port}", '-t', \dirname($root)]);
-        $this->workspace->waitUntilServing("http://127.0.0.1:{$port}/", $server === 'wrong' ? 'not it' : 'page ok', $process, 20.0);
-        $this->load->names[$port] = $server;
+        $page = $server === 'wrong' ? 'not it' : 'page ok';
+        $index = $this->workspace->path("www-{$server}/index.php");
+        \file_put_contents($index, "<?php echo \"{$page}\";");
 
-        return $this->servers[] = new Server($server, "http://127.0.0.1:{$port}", [$process]);
-    }
-
-    public function summary(ScenarioResult $result): string
-    {
-        return '';
-    }
-
-    public function chart(ScenarioResult $result): ?Chart
-    {
-        return null;
+        return [\dirname($index), $page];
     }
 }
