@@ -15,6 +15,8 @@ final class Options
     /** Seconds per run, runs per point, warm-up seconds: measuring, and --quick (checking that all works). */
     public const DEFAULTS = ['duration' => 5, 'repeat' => 3, 'warmup' => 2];
     public const QUICK = ['duration' => 1, 'repeat' => 1, 'warmup' => 1];
+    /** Seconds a run takes beyond its duration (starting the load generator, sampling), for the estimate. */
+    public const RUN_OVERHEAD = 0.3;
 
     /** @param list<string> $scenarios */
     public function __construct(
@@ -32,7 +34,7 @@ final class Options
     /** Seconds one point takes, for the time-left estimate. */
     public function secondsPerPoint(): float
     {
-        return $this->warmup + $this->repeat * ($this->duration + 0.3);
+        return $this->warmup + $this->repeat * ($this->duration + self::RUN_OVERHEAD);
     }
 
     /** @return array<string, int|float|string|bool> */

@@ -122,10 +122,13 @@ final class Runner
                         if ($run === 0) {
                             $this->progress->point($scenario->name(), $point->describe() . ' (warm-up)', 1, $options->repeat, $number + 1);
                             $this->loadRun($load, $url, $point->connections, $options->warmup, null, "{$scenario->name()}-warmup");
+                            $this->progress->spent($options->warmup);
                             continue;
                         }
                         $this->progress->point($scenario->name(), $point->describe(), $run, $options->repeat, $number + 1);
-                        $runs[$number][] = $this->loadRun($load, $url, $point->connections, $options->duration, $server, $scenario->name())->toArray();
+                        // The round, so that ratios pair the runs taken seconds apart (ScenarioResult::compare()).
+                        $runs[$number][] = $this->loadRun($load, $url, $point->connections, $options->duration, $server, $scenario->name())->toArray() + ['round' => $run];
+                        $this->progress->spent($options->duration + Options::RUN_OVERHEAD);
                     } catch (LoadException | BenchException | SkipException $error) {
                         $this->progress->say("{$scenario->name()} · {$point->describe()}: {$error->getMessage()}");
                         $results[$number] = new PointResult($point, $runs[$number], $error->getMessage());
@@ -139,6 +142,7 @@ final class Runner
                 $this->progress->advance();
             }
         } finally {
+            $this->progress->turnsEnd();
             foreach (\array_reverse($servers) as $server) {
                 $server->stop();
             }

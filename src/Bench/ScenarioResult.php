@@ -39,15 +39,41 @@ final class ScenarioResult
     }
 
     /**
-     * Median req/s of $series over that of $other (both at $x), or null when either was
-     * not measured or the other answered nothing.
+     * Req/s of $series over that of $other (both at $x), or null when either was not
+     * measured or the other answered nothing: see compare().
      */
     public function ratio(string $series, string $other, string $x = ''): ?float
     {
-        $a = $this->rps($series, $x);
-        $b = $this->rps($other, $x);
+        return $this->compare($series, $other, $x)?->median;
+    }
 
-        return $a === null || $b === null ? null : Stats::ratio($a, $b);
+    /**
+     * Req/s of $series against that of $other (both at $x). Points that took turns (their
+     * runs carry the round they were taken in) are compared round by round: the median of
+     * the rounds' ratios, with their min and max. Otherwise, or with no round in common,
+     * the ratio of the medians. Null when either was not measured or the other answered
+     * nothing.
+     */
+    public function compare(string $series, string $other, string $x = ''): ?Ratio
+    {
+        $a = $this->find($series, $x);
+        $b = $this->find($other, $x);
+        if ($a === null || $b === null || !$a->measured() || !$b->measured()) {
+            return null;
+        }
+        $ratios = [];
+        $byRound = self::byRound($b);
+        foreach (self::byRound($a) as $round => $rps) {
+            if (isset($byRound[$round]) && ($ratio = Stats::ratio($rps, $byRound[$round])) !== null) {
+                $ratios[] = $ratio;
+            }
+        }
+        if ($ratios !== []) {
+            return new Ratio(Stats::median($ratios), \min($ratios), \max($ratios), \count($ratios));
+        }
+        $ratio = Stats::ratio($a->median('rps'), $b->median('rps'));
+
+        return $ratio === null ? null : Ratio::single($ratio);
     }
 
     /** @return list<string> series names in plan order */
@@ -86,5 +112,18 @@ final class ScenarioResult
         $name = $data['name'] ?? '';
 
         return new self(\is_string($name) ? $name : '', $points, $notes);
+    }
+
+    /** @return array<int, float> req/s by round, for the runs that say theirs */
+    private static function byRound(PointResult $point): array
+    {
+        $rates = [];
+        foreach ($point->runs as $run) {
+            if (isset($run['round'], $run['rps'])) {
+                $rates[(int) $run['round']] = (float) $run['rps'];
+            }
+        }
+
+        return $rates;
     }
 }

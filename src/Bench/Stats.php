@@ -9,6 +9,9 @@ use InvalidArgumentException;
 /** The statistics a report needs: median, min and max of a few runs. */
 final class Stats
 {
+    /** Keys of a run that label it rather than measure it: not summarised. */
+    private const LABELS = ['round' => true];
+
     /** @param list<int|float> $values */
     public static function median(array $values): float
     {
@@ -22,7 +25,7 @@ final class Stats
     }
 
     /**
-     * Median, min and max of every metric over the runs.
+     * Median, min and max of every metric over the runs (not of the labels: `round`).
      *
      * @param list<array<string, int|float>> $runs
      * @return array{median: array<string, float>, min: array<string, float>, max: array<string, float>}
@@ -34,6 +37,9 @@ final class Stats
             return $summary;
         }
         foreach (\array_keys($runs[0]) as $metric) {
+            if (isset(self::LABELS[$metric])) {
+                continue;
+            }
             $values = \array_column($runs, $metric);
             if ($values === []) {
                 continue;

@@ -14,6 +14,11 @@ final class Progress
     private int $done = 0;
     /** Points done when the scenario whose points take turns began (see point()). */
     private int $started = 0;
+    /**
+     * Seconds gone on the points that take turns, which are all done only at the last
+     * round: what moves the time left meanwhile.
+     */
+    private float $spent = 0.0;
     private float $left;
 
     /** @param resource $stream */
@@ -39,13 +44,28 @@ final class Progress
     public function turnsBegin(): void
     {
         $this->started = $this->done;
+        $this->spent = 0.0;
+    }
+
+    /** A run of a point that takes turns is over: $seconds of the time left are gone. */
+    public function spent(float $seconds): void
+    {
+        $this->spent += $seconds;
+        $this->estimate();
+    }
+
+    /** The scenario whose points take turns is over (its points advanced). */
+    public function turnsEnd(): void
+    {
+        $this->spent = 0.0;
+        $this->estimate();
     }
 
     /** A point is finished (measured, skipped or failed). */
     public function advance(): void
     {
         ++$this->done;
-        $this->left = \max(0.0, ($this->points - $this->done) * $this->secondsPerPoint);
+        $this->estimate();
     }
 
     /** A message on its own line (a skip, a failure). */
@@ -59,6 +79,11 @@ final class Progress
         if ($this->terminal) {
             \fwrite($this->stream, "\r\033[K");
         }
+    }
+
+    private function estimate(): void
+    {
+        $this->left = \max(0.0, ($this->points - $this->done) * $this->secondsPerPoint - $this->spent);
     }
 
     private static function duration(float $seconds): string

@@ -15,7 +15,10 @@ use Petrel\Bench\Server\Server;
 
 /**
  * The framework example: the blog's `/` served by Petrel directly, behind an nginx
- * reverse proxy (seed 001), and in classic mode on nginx + php-fpm (seed 004).
+ * reverse proxy (seed 001), and in classic mode on nginx + php-fpm (seed 004); with
+ * examples/hello.php on Petrel taking turns beside them, so that the blog's rate is also
+ * told as a fraction of the hello world's measured in the same rounds (the per-request
+ * cost issue's "blog ≥ 0.4× hello, same run").
  */
 final class BlogScenario implements TakesTurns
 {
@@ -25,7 +28,9 @@ final class BlogScenario implements TakesTurns
         'direct' => 'Petrel direct',
         'proxy' => 'nginx → Petrel (reverse proxy)',
         'classic' => 'nginx + php-fpm (classic)',
+        'hello' => 'Petrel hello (for scale)',
     ];
+    private const HELLO = 'Hello, World!';
 
     public function name(): string
     {
@@ -43,14 +48,17 @@ final class BlogScenario implements TakesTurns
             . 'Petrel (coroutine mode, `--workers` workers) directly; by the same Petrel behind nginx as a reverse proxy '
             . '(keep-alive upstream); and in classic mode through `examples/blog/public/index.php` on nginx + php-fpm '
             . '(`pm = static`, four children per worker, opcache on, the JIT off as in Petrel), which boots the framework per request. c='
-            . self::CONNECTIONS . '. The three run side by side and take turns: the first run of each, then the second of each, and so on.';
+            . self::CONNECTIONS . '. `examples/hello.php` on Petrel (coroutine mode, same workers) runs beside them, for scale: the '
+            . 'blog\'s rate as a fraction of a hello world\'s. All four run side by side and take turns: the first run of each, '
+            . 'then the second of each, and so on.';
     }
 
     public function plan(Options $options): array
     {
         $points = [];
         foreach (self::SERIES as $server => $series) {
-            $points[] = new Point($server, $series, '', '/', self::CONNECTIONS, self::EXPECT, ['workers' => $options->workers]);
+            $expect = $server === 'hello' ? self::HELLO : self::EXPECT;
+            $points[] = new Point($server, $series, '', '/', self::CONNECTIONS, $expect, ['workers' => $options->workers]);
         }
 
         return $points;
@@ -74,6 +82,7 @@ final class BlogScenario implements TakesTurns
             'direct' => $launcher->petrel('blog-direct', $app, $workers, 'coroutine', self::EXPECT, $env),
             'proxy' => $launcher->nginxProxy('blog-proxy', $workers, $launcher->petrel('blog-upstream', $app, $workers, 'coroutine', self::EXPECT, $env), self::EXPECT),
             'classic' => $launcher->nginxFpm('blog-classic', $workers, 4 * $workers, $rig->app('examples/blog/public/index.php'), self::EXPECT, $env),
+            'hello' => $launcher->petrel('blog-hello', $rig->app('examples/hello.php'), $workers, 'coroutine', self::HELLO),
             default => throw new \LogicException("blog has no server {$server}"),
         };
     }
@@ -88,11 +97,15 @@ final class BlogScenario implements TakesTurns
             }
         }
         $direct = self::SERIES['direct'];
+        $ratios = [
+            'Petrel direct / behind nginx' => $result->compare($direct, self::SERIES['proxy']),
+            'Petrel direct / classic php-fpm' => $result->compare($direct, self::SERIES['classic']),
+        ];
+        if ($result->find(self::SERIES['hello']) !== null) { // results of runs before it was added have none
+            $ratios['Petrel direct / Petrel hello'] = $result->compare($direct, self::SERIES['hello']);
+        }
 
-        return Markdown::table(['Setup', 'req/s (min–max)', 'p50 ms', 'p99 ms'], $rows) . "\n" . Ratios::lines([
-            'Petrel direct / behind nginx' => $result->ratio($direct, self::SERIES['proxy']),
-            'Petrel direct / classic php-fpm' => $result->ratio($direct, self::SERIES['classic']),
-        ]);
+        return Markdown::table(['Setup', 'req/s (min–max)', 'p50 ms', 'p99 ms'], $rows) . "\n" . Ratios::lines($ratios);
     }
 
     public function chart(ScenarioResult $result): ?Chart

@@ -92,10 +92,10 @@ final class HelloScenario implements TakesTurns
             $rows[] = [$series, Markdown::rateRange($point), Markdown::metric($point, 'p99_ms'), Markdown::ratio($result->ratio($series, $nginx))];
         }
         $ratios = [
-            'Petrel coroutine / nginx `return 200`' => $result->ratio($coroutine, $nginx),
-            'Petrel coroutine / bare PHP loop' => $result->ratio($coroutine, self::SERIES['bare']),
-            'Petrel coroutine / nginx + php-fpm' => $result->ratio($coroutine, self::SERIES['fpm']),
-            'Petrel coroutine / Petrel sync' => $result->ratio($coroutine, self::SERIES['petrel-sync']),
+            'Petrel coroutine / nginx `return 200`' => $result->compare($coroutine, $nginx),
+            'Petrel coroutine / bare PHP loop' => $result->compare($coroutine, self::SERIES['bare']),
+            'Petrel coroutine / nginx + php-fpm' => $result->compare($coroutine, self::SERIES['fpm']),
+            'Petrel coroutine / Petrel sync' => $result->compare($coroutine, self::SERIES['petrel-sync']),
         ];
 
         return Markdown::table(['Server', 'req/s (min–max)', 'p99 ms', 'vs nginx'], $rows) . "\n" . Ratios::lines($ratios);

@@ -9,6 +9,7 @@ use Petrel\Bench\Load\NodeWebSocket;
 use Petrel\Bench\Options;
 use Petrel\Bench\Point;
 use Petrel\Bench\PointResult;
+use Petrel\Bench\Ratio;
 use Petrel\Bench\Report\Chart;
 use Petrel\Bench\Report\Markdown;
 use Petrel\Bench\Rig;
@@ -171,12 +172,13 @@ final class WebSocketScenario implements OwnLoad
         return [Markdown::metric($point, 'cpu_percent'), \number_format($point->median('load_cpu_percent')) . ' %'];
     }
 
-    private static function echoRatio(ScenarioResult $result): ?float
+    private static function echoRatio(ScenarioResult $result): ?Ratio
     {
         $many = $result->rps('echo', self::echoX(self::ECHO_CONNECTIONS[1]));
         $few = $result->rps('echo', self::echoX(self::ECHO_CONNECTIONS[0]));
+        $ratio = $many === null || $few === null ? null : Stats::ratio($many, $few);
 
-        return $many === null || $few === null ? null : Stats::ratio($many, $few);
+        return $ratio === null ? null : Ratio::single($ratio);
     }
 
     private static function range(?PointResult $point, string $metric, string $unit): string

@@ -84,11 +84,14 @@ final class RunnerTest extends TestCase
         self::assertSame(['a', 'b', 'a', 'b', 'a', 'b', 'a', 'b'], $load->order);
         self::assertSame(['a', 'wrong', 'b'], \array_map(static fn ($point) => $point->point->series, $result->points));
         self::assertCount(3, $result->points[0]->runs);
+        self::assertSame([1, 2, 3], \array_column($result->points[0]->runs, 'round'));
         self::assertSame(7.0, $result->points[0]->median('rps'));
+        self::assertSame(3, $result->compare('a', 'b')?->rounds); // paired by round
         self::assertStringContainsString('without "page ok"', (string) $result->points[1]->error);
         self::assertSame([], $result->points[1]->runs);
         self::assertCount(3, $result->points[2]->runs);
-        self::assertStringContainsString('[3/3] turns · b (warm-up) · run 1/3', $log);
+        // The time left counts down during the rounds (2 points of 1 s left, a's warm-up gone).
+        self::assertStringContainsString('[3/3] turns · b (warm-up) · run 1/3 · ~1s left', $log);
         self::assertStringContainsString('[1/3] turns · a · run 1/3', $log);
         foreach ($scenario->servers as $server) {
             foreach ($server->processes() as $process) {
@@ -104,7 +107,7 @@ final class RunnerTest extends TestCase
         [$result] = $this->runTurns($scenario);
 
         self::assertSame(['a', 'b', 'a', 'b', 'a', 'b', 'b'], $scenario->load->order);
-        self::assertCount(1, $result->points[0]->runs);
+        self::assertSame([1], \array_column($result->points[0]->runs, 'round'));
         self::assertStringContainsString('fake printed no result: broken', (string) $result->points[0]->error);
         self::assertNull($result->points[2]->error);
         self::assertCount(3, $result->points[2]->runs);

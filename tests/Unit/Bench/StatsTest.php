@@ -38,6 +38,14 @@ final class StatsTest extends TestCase
         self::assertSame(['median' => [], 'min' => [], 'max' => []], Stats::summarize([]));
     }
 
+    public function testTheRoundARunWasTakenInIsALabelNotAMetric(): void
+    {
+        $summary = Stats::summarize([['rps' => 100.0, 'round' => 1], ['rps' => 300.0, 'round' => 2]]);
+
+        self::assertSame(['rps' => 200.0], $summary['median']);
+        self::assertSame(['rps' => 100.0], $summary['min']);
+    }
+
     public function testRatioToNothingIsNull(): void
     {
         self::assertSame(0.5, Stats::ratio(1.0, 2.0));
