@@ -16,6 +16,11 @@ declare(strict_types=1);
  *
  * The cases take turns (15 rounds each) so that other load on the machine hits them alike.
  * Prints queries per second (median round) and the ratio to PDO query().
+ *
+ * Then the same four ways of asking for a 10,000-row result (`test` joined with its first
+ * ten rows: id, name, email), where the time goes into decoding rows: this process's CPU
+ * time per query (user + system, getrusage; the server's work is the same for all and not
+ * in it), median round, and the ratio to PDO query()'s.
  */
 
 require __DIR__ . '/../../vendor/autoload.php';
@@ -73,6 +78,51 @@ function measure(float $seconds, array $cases): array
     }
 
     return $medians;
+}
+
+/**
+ * Like measure(), for queries whose cost is the client's decoding: this process's CPU
+ * microseconds per query (median round) for each case, each $batch being one query.
+ *
+ * @param array<string, Closure(): void> $cases
+ * @return array<string, float>
+ */
+function measureCpu(float $seconds, array $cases): array
+{
+    $cpu = [];
+    foreach ($cases as $label => $batch) {
+        for ($i = 0; $i < 5; $i++) {
+            $batch(); // warm up
+        }
+        $cpu[$label] = [];
+    }
+    for ($round = 0; $round < ROUNDS; $round++) {
+        foreach ($cases as $label => $batch) {
+            $queries = 0;
+            $end = hrtime(true) + (int) ($seconds / ROUNDS * 1e9);
+            $start = cpuMicroseconds();
+            do {
+                $batch();
+                ++$queries;
+            } while (hrtime(true) < $end);
+            $cpu[$label][] = (cpuMicroseconds() - $start) / $queries;
+        }
+    }
+    $medians = [];
+    foreach ($cpu as $label => $list) {
+        sort($list);
+        $medians[$label] = $list[intdiv(ROUNDS, 2)];
+    }
+
+    return $medians;
+}
+
+/** This process's CPU time (user + system), in microseconds. */
+function cpuMicroseconds(): float
+{
+    $usage = getrusage();
+
+    return $usage['ru_utime.tv_sec'] * 1e6 + $usage['ru_utime.tv_usec'] + $usage['ru_stime.tv_sec'] * 1e6 + $usage['ru_stime.tv_usec'];
 }
 
 /** @return ?PDO a pdo_mysql connection to the same database, or null without the extension */
@@ -148,9 +198,42 @@ run(static function () use ($config, $seconds): void {
         };
     }
     $rates = measure($seconds, $cases);
-    $db->close();
     $reference = $rates['PDO query() (text, no params)'] ?? null;
     foreach ($rates as $label => $rate) {
         printf("%-50s %10s queries/s%s\n", $label, number_format($rate), $reference === null ? '' : sprintf('  %.2fx PDO query()', $rate / $reference));
+    }
+
+    // 10,000 rows a query: the first ten rows of `test` times its 1,000.
+    $rows = 'select a.id, a.name, a.email from test a join test b on b.id <= ?';
+    $text = str_replace('?', '10', $rows);
+    $count = count($db->query($text));
+    if ($count !== 10000) {
+        throw new RuntimeException("The 10,000-row query returned {$count} rows");
+    }
+    $cases = [
+        'Petrel COM_QUERY (text, no params)' => static function () use ($db, $text): void {
+            $db->query($text);
+        },
+        'Petrel prepared (binary, ? params, cached)' => static function () use ($db, $rows): void {
+            $db->query($rows, [10]);
+        },
+    ];
+    if ($pdo !== null) {
+        $cases['PDO query() (text, no params)'] = static function () use ($pdo, $text): void {
+            $pdo->query($text)->fetchAll();
+        };
+        $statement = $native->prepare($rows);
+        $cases['PDO native prepared (binary, ? params, reused)'] = static function () use ($statement): void {
+            $statement->bindValue(1, 10, PDO::PARAM_INT);
+            $statement->execute();
+            $statement->fetchAll();
+        };
+    }
+    printf("\n10,000 rows a query, this process's CPU per query (decoding):\n");
+    $cpu = measureCpu($seconds, $cases);
+    $db->close();
+    $reference = $cpu['PDO query() (text, no params)'] ?? null;
+    foreach ($cpu as $label => $microseconds) {
+        printf("%-50s %10s µs CPU%s\n", $label, number_format($microseconds), $reference === null ? '' : sprintf('  %.2fx PDO query()', $microseconds / $reference));
     }
 });
