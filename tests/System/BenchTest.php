@@ -77,9 +77,11 @@ final class BenchTest extends TestCase
             self::assertStringContainsString($heading, $report);
         }
         foreach (['| Petrel coroutine |', '| Petrel sync |', '| nginx return 200 |', '| bare PHP loop (floor) |', '| nginx + php-fpm (classic) |',
-            '| Petrel direct |', '| nginx → Petrel (reverse proxy) |'] as $row) {
+            '| Petrel direct |', '| nginx → Petrel (reverse proxy) |', '| Petrel hello (for scale) |'] as $row) {
             self::assertStringContainsString($row, $report);
         }
+        // The blog against the hello of its own round (--quick: one round, so no range).
+        self::assertMatchesRegularExpression('/^- Petrel direct \/ Petrel hello: \*\*[\d.]+×\*\*$/m', $report);
         foreach ([2, 8, 50] as $workers) {
             foreach ([100, 300, 500] as $connections) {
                 self::assertMatchesRegularExpression("/^\\| {$workers} \\| {$connections} \\| [\\d,.]+ \\| [\\d,.]+ \\| [\\d.]+× \\|/m", $report);
