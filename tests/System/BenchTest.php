@@ -113,11 +113,11 @@ final class BenchTest extends TestCase
                 self::assertGreaterThan(0, $point->median('peak_rss_mb'), $point->point->describe());
             }
         }
-        self::assertSame(5 + 18 + 10 + 3 + 6 + 4, $points);
+        self::assertSame(5 + 18 + 10 + 4 + 6 + 4, $points);
         self::assertArrayHasKey('nginx', $results->machine);
         self::assertArrayHasKey('mariadb', $results->machine);
         self::assertStringStartsWith('node v', $results->machine['websocket_load_generator'] ?? '');
-        self::assertStringContainsString('[1/46] hello · Petrel coroutine', $output);
+        self::assertStringContainsString('[1/47] hello · Petrel coroutine', $output);
         $this->assertNothingLeftRunning();
     }
 
