@@ -40,78 +40,43 @@ if (!is_string($url) || $url === '') {
 $config = DatabaseConfig::fromUrl($url);
 
 /**
- * Runs each case's $batch (the 3 queries once) in turns, ROUNDS times for about
+ * Runs each case's $batch ($queries queries) in turns, ROUNDS times for about
  * $seconds / ROUNDS each, so that noise from other processes hits every case alike; returns
- * the median queries per second of each case.
+ * for each case the median round's queries per second and this process's CPU time per
+ * query in microseconds (user + system: the client's work, not the server's).
  *
  * @param array<string, Closure(): void> $cases
- * @return array<string, float>
+ * @return array<string, array{float, float}> label => [queries/s, CPU µs per query]
  */
-function measure(float $seconds, array $cases): array
+function measure(float $seconds, array $cases, int $queries, int $warmup): array
 {
-    $rates = [];
+    $rates = $cpu = [];
     foreach ($cases as $label => $batch) {
-        for ($i = 0; $i < 300; $i++) {
+        for ($i = 0; $i < $warmup; $i++) {
             $batch(); // warm up: caches, JIT
         }
-        $rates[$label] = [];
+        $rates[$label] = $cpu[$label] = [];
     }
     for ($round = 0; $round < ROUNDS; $round++) {
         foreach ($cases as $label => $batch) {
-            $queries = 0;
+            $done = 0;
+            $startCpu = cpuMicroseconds();
             $start = hrtime(true);
             $end = $start + (int) ($seconds / ROUNDS * 1e9);
             do {
-                for ($i = 0; $i < 50; $i++) {
-                    $batch();
-                }
-                $queries += 150;
+                $batch();
+                $done += $queries;
                 $now = hrtime(true);
             } while ($now < $end);
-            $rates[$label][] = $queries / (($now - $start) / 1e9);
+            $rates[$label][] = $done / (($now - $start) / 1e9);
+            $cpu[$label][] = (cpuMicroseconds() - $startCpu) / $done;
         }
     }
     $medians = [];
-    foreach ($rates as $label => $list) {
-        sort($list);
-        $medians[$label] = $list[intdiv(ROUNDS, 2)];
-    }
-
-    return $medians;
-}
-
-/**
- * Like measure(), for queries whose cost is the client's decoding: this process's CPU
- * microseconds per query (median round) for each case, each $batch being one query.
- *
- * @param array<string, Closure(): void> $cases
- * @return array<string, float>
- */
-function measureCpu(float $seconds, array $cases): array
-{
-    $cpu = [];
     foreach ($cases as $label => $batch) {
-        for ($i = 0; $i < 5; $i++) {
-            $batch(); // warm up
-        }
-        $cpu[$label] = [];
-    }
-    for ($round = 0; $round < ROUNDS; $round++) {
-        foreach ($cases as $label => $batch) {
-            $queries = 0;
-            $end = hrtime(true) + (int) ($seconds / ROUNDS * 1e9);
-            $start = cpuMicroseconds();
-            do {
-                $batch();
-                ++$queries;
-            } while (hrtime(true) < $end);
-            $cpu[$label][] = (cpuMicroseconds() - $start) / $queries;
-        }
-    }
-    $medians = [];
-    foreach ($cpu as $label => $list) {
-        sort($list);
-        $medians[$label] = $list[intdiv(ROUNDS, 2)];
+        sort($rates[$label]);
+        sort($cpu[$label]);
+        $medians[$label] = [$rates[$label][intdiv(ROUNDS, 2)], $cpu[$label][intdiv(ROUNDS, 2)]];
     }
 
     return $medians;
@@ -197,7 +162,7 @@ run(static function () use ($config, $seconds): void {
             }
         };
     }
-    $rates = measure($seconds, $cases);
+    $rates = array_map(static fn (array $medians): float => $medians[0], measure($seconds, $cases, 3, 300));
     $reference = $rates['PDO query() (text, no params)'] ?? null;
     foreach ($rates as $label => $rate) {
         printf("%-50s %10s queries/s%s\n", $label, number_format($rate), $reference === null ? '' : sprintf('  %.2fx PDO query()', $rate / $reference));
@@ -230,7 +195,7 @@ run(static function () use ($config, $seconds): void {
         };
     }
     printf("\n10,000 rows a query, this process's CPU per query (decoding):\n");
-    $cpu = measureCpu($seconds, $cases);
+    $cpu = array_map(static fn (array $medians): float => $medians[1], measure($seconds, $cases, 1, 5));
     $db->close();
     $reference = $cpu['PDO query() (text, no params)'] ?? null;
     foreach ($cpu as $label => $microseconds) {
