@@ -18,6 +18,14 @@ use Closure;
  */
 final class Listener
 {
+    /**
+     * pg_get_notify(), called through a closure: opcache's optimizer in PHP 8.2 takes the
+     * function to always return an array (its type information leaves out false) and, with
+     * a typed connection, compiles the is_array() check below away: in a worker (opcache
+     * on) the loop then never waited, and called back with empty notifications without end.
+     * A closure's result has no type it could assume.
+     */
+    private static ?Closure $nextNotification = null;
     private bool $stopping = false;
 
     /** @param Closure(string, string, int): mixed $onNotify (channel, payload, pid of the notifying backend) */
@@ -50,7 +58,7 @@ final class Listener
         $link = $this->exchange->link;
         while (!$this->stopping) {
             $handle = $link->handle();
-            $notification = \pg_get_notify($handle, \PGSQL_ASSOC);
+            $notification = (self::$nextNotification ??= \pg_get_notify(...))($handle, \PGSQL_ASSOC);
             if (\is_array($notification)) {
                 $pid = (int) ($notification['pid'] ?? $notification['be_pid'] ?? 0);
                 if (($this->onNotify)((string) $notification['message'], (string) ($notification['payload'] ?? ''), $pid) === false) {

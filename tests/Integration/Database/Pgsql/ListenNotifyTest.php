@@ -130,6 +130,44 @@ final class ListenNotifyTest extends PgsqlTestCase
         }, 20.0);
     }
 
+    /**
+     * As a worker runs it: with opcache on, whose optimizer in PHP 8.2 takes pg_get_notify()
+     * to always return an array. The listener then never waited and called back with empty
+     * notifications without end. A process of its own, since this suite may run without
+     * opcache; file_update_protection=0 so that a file just written is optimized too.
+     */
+    public function testListeningWorksWithOpcacheOnAsInAWorker(): void
+    {
+        if (!\extension_loaded('Zend OPcache')) {
+            self::markTestSkipped('opcache is not installed');
+        }
+        $process = \proc_open(
+            [\PHP_BINARY, '-d', 'opcache.enable_cli=1', '-d', 'opcache.jit=disable', '-d', 'opcache.file_update_protection=0', __DIR__ . '/fixtures/listen-two.php'],
+            [1 => ['pipe', 'w'], 2 => ['pipe', 'w']],
+            $pipes,
+            null,
+            ['PGSQL_URL' => (string) \getenv('PGSQL_URL')] + \getenv(),
+        );
+        self::assertIsResource($process);
+        \stream_set_blocking($pipes[1], false);
+        $output = '';
+        $deadline = \microtime(true) + 20;
+        while (($status = \proc_get_status($process))['running'] && \microtime(true) < $deadline) {
+            $output .= (string) \stream_get_contents($pipes[1]);
+            \usleep(20_000);
+        }
+        if ($status['running']) {
+            \proc_terminate($process, 9);
+        }
+        $output .= (string) \stream_get_contents($pipes[1]);
+        $errors = (string) \stream_get_contents($pipes[2]);
+        \proc_close($process);
+
+        self::assertFalse($status['running'], "still listening after 20 s: {$output}{$errors}");
+        self::assertSame(0, $status['exitcode'], "{$output}{$errors}");
+        self::assertSame("[\"jobs:first\",\"jobs:last\"]\n", $output);
+    }
+
     public function testCopyToTheClientIsRefusedAndTheConnectionStaysUsable(): void
     {
         $table = $this->table('copy');
