@@ -19,11 +19,11 @@ use Closure;
 final class Listener
 {
     /**
-     * pg_get_notify(), called through a closure: opcache's optimizer in PHP 8.2 takes the
-     * function to always return an array (its type information leaves out false) and, with
-     * a typed connection, compiles the is_array() check below away: in a worker (opcache
-     * on) the loop then never waited, and called back with empty notifications without end.
-     * A closure's result has no type it could assume.
+     * pg_get_notify(), called through a closure: opcache's optimizer in PHP 8.2.36 takes the
+     * function, called with a typed connection, to always return an array, and compiles the
+     * is_array() check below away (seen in its opcode dump, opcache.opt_debug_level): in a
+     * worker (opcache on) the loop then never waited, and called back with empty
+     * notifications without end. A closure's result has no type it could assume.
      */
     private static ?Closure $nextNotification = null;
     private bool $stopping = false;
