@@ -145,8 +145,6 @@ final class ListenNotifyTest extends PgsqlTestCase
             [\PHP_BINARY, '-d', 'opcache.enable_cli=1', '-d', 'opcache.jit=disable', '-d', 'opcache.file_update_protection=0', __DIR__ . '/fixtures/listen-two.php'],
             [1 => ['pipe', 'w'], 2 => ['pipe', 'w']],
             $pipes,
-            null,
-            ['PGSQL_URL' => (string) \getenv('PGSQL_URL')] + \getenv(),
         );
         self::assertIsResource($process);
         \stream_set_blocking($pipes[1], false);
