@@ -12,6 +12,7 @@ use Petrel\Web\View\Internal\KeyCachingFilesystemLoader;
 use Petrel\Web\View\Internal\ReloadingFilesystemLoader;
 use Petrel\Web\View\Internal\ShortcutDateExtension;
 use Petrel\Web\View\Internal\ShortcutEscaperExtension;
+use Petrel\Web\View\Internal\StringRenderable;
 use Petrel\Web\View\Internal\ViewFunctions;
 use Twig\Environment;
 use Twig\Template;
@@ -45,7 +46,9 @@ use Twig\TwigFunction;
  * and `{{ ... }}` is compiled as one `yield` of their concatenation, not one each
  * (Internal\ConcatenatingOutputVisitor), and blocks, includes and a constant `extends` call
  * the other template's code directly (Internal\StructureShortcutsVisitor): the same output
- * and errors.
+ * and errors. Each compiled class also gets a string-returning form of its display and
+ * blocks, which render() and response() go through: no generator per block, include or
+ * layout (Internal\StringMethods).
  *
  * Output is HTML-escaped by default (`{{ value }}`); `{{ value|raw }}` opts out (string
  * literals written in the template itself are trusted and not escaped, as in Twig). Layouts,
@@ -53,8 +56,9 @@ use Twig\TwigFunction;
  *
  * Concurrency. Requests render concurrently in coroutines of one worker, and a render may
  * suspend (a function or a lazy value doing I/O). Templates are therefore compiled with
- * Twig's `use_yield` option: output is collected from generators, never through PHP's
- * process-wide output buffers, so one request's output cannot end up in another's.
+ * Twig's `use_yield` option: output is returned (by the string forms) or collected from
+ * generators, never written to PHP's process-wide output buffers, so one request's output
+ * cannot end up in another's.
  * Globals are shared by every request of the worker: put only worker-wide values there
  * (app name, asset version) and pass per-request values (user, request, flash messages)
  * in the render data.
@@ -114,10 +118,7 @@ final class View
      */
     public function render(string $template, array $data = []): string
     {
-        // The pieces yield() yields, joined by implode(): the string TemplateWrapper::render()
-        // makes, for fewer instructions than its foreach and .= per piece (a page has dozens;
-        // response() does the same, not calling this: a call costs about as much as it saves).
-        return \implode('', \iterator_to_array($this->template($template)->yield($data), false));
+        return self::output($this->template($template), $data);
     }
 
     /**
@@ -128,7 +129,7 @@ final class View
      */
     public function response(string $template, array $data = [], int $status = 200): Response
     {
-        return Response::html(\implode('', \iterator_to_array($this->template($template)->yield($data), false)), $status);
+        return Response::html(self::output($this->template($template), $data), $status);
     }
 
     /**
@@ -182,6 +183,21 @@ final class View
         }
 
         return $this->templates[$name] ??= $this->twig->load($name)->unwrap($this->twig);
+    }
+
+    /**
+     * What $template renders with $data. Through its string methods (Internal\StringMethods),
+     * which every template compiled here has; Twig's yield() is there for any other.
+     *
+     * @param array<string, mixed> $data
+     */
+    private static function output(Template $template, array $data): string
+    {
+        if ($template instanceof StringRenderable) {
+            return $template->petrelRender($data);
+        }
+
+        return \implode('', \iterator_to_array($template->yield($data), false));
     }
 
     /** The Twig environment, for what this class does not cover (extensions, filters, loaders). */

@@ -7,6 +7,7 @@ namespace Petrel\Web\View\Internal;
 use Twig\Environment;
 use Twig\Extension\ExtensionInterface;
 use Twig\Loader\LoaderInterface;
+use Twig\Node\Node;
 
 /**
  * Twig's Environment, remembering the compiled class of each template name. Twig works it
@@ -30,10 +31,29 @@ final class ClassCachingEnvironment extends Environment
     public function getTemplateClass(string $name, ?int $index = null): string
     {
         if ($this->isDebug()) {
-            return parent::getTemplateClass($name, $index);
+            return self::classWithStringMethods(parent::getTemplateClass($name, $index));
         }
 
-        return $this->classes[$index === null ? $name : "{$name}\0{$index}"] ??= parent::getTemplateClass($name, $index);
+        return $this->classes[$index === null ? $name : "{$name}\0{$index}"] ??= self::classWithStringMethods(parent::getTemplateClass($name, $index));
+    }
+
+    /**
+     * The compiled template with the string forms of its display and blocks that View
+     * renders through (StringMethods).
+     */
+    public function compile(Node $node): string
+    {
+        return StringMethods::addTo(parent::compile($node));
+    }
+
+    /**
+     * Twig's class name for a template, marked as compiled with string methods: a class
+     * compiled without them (a cache directory written by an earlier version) is never
+     * loaded in its place.
+     */
+    private static function classWithStringMethods(string $class): string
+    {
+        return \substr_replace($class, '__TwigTemplate_s1_', 0, \strlen('__TwigTemplate_'));
     }
 
     public function enableDebug(): void

@@ -33,7 +33,7 @@ use function Petrel\sleep;
 final class ConcatenatingOutputVisitorTest extends AsyncTestCase
 {
     /** Templates every case can include, extend, use or import. */
-    private const LIBRARY = [
+    public const LIBRARY = [
         'layout' => "<!DOCTYPE html>\n<title>{% block title %}{{ site }}{% endblock %}</title>\n<main>{% block body %}{% endblock %}</main>\n"
             . "<footer>{% block footer %}by {{ site }}{% endblock %}</footer>\n",
         'part' => "<aside>{{ name }} ({{ n }})</aside>\n",
@@ -207,7 +207,7 @@ final class ConcatenatingOutputVisitorTest extends AsyncTestCase
     }
 
     /** @return array<string, mixed> */
-    private static function data(): array
+    public static function data(): array
     {
         return [
             'site' => 'Petrel & co',

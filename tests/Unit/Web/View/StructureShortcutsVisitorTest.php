@@ -40,7 +40,7 @@ use function Petrel\sleep;
 final class StructureShortcutsVisitorTest extends AsyncTestCase
 {
     /** Templates every case can include, extend, use or embed. */
-    private const LIBRARY = [
+    public const LIBRARY = [
         'layout' => "<title>{% block title %}{{ site }}{% endblock %}</title>\n<main>{% block body %}{% endblock %}</main>\n"
             . "{% include 'nav' %}<footer>{% block footer %}by {{ site }}{% endblock %}</footer>\n",
         'nav' => "<nav>{{ name }} {{ site }}{% block navextra %}+{% endblock %}</nav>\n",
@@ -288,7 +288,7 @@ final class StructureShortcutsVisitorTest extends AsyncTestCase
     }
 
     /** @return array<string, mixed> */
-    private static function data(): array
+    public static function data(): array
     {
         return ['site' => 'Petrel & co', 'name' => '<Ada>', 'n' => 3, 'which' => 'part', 'which_layout' => 'section'];
     }
