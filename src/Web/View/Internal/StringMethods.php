@@ -39,7 +39,7 @@ namespace Petrel\Web\View\Internal;
  */
 final class StringMethods
 {
-    public const OUT = '$__petrelOut';
+    private const OUT = '$__petrelOut';
 
     /**
      * StringRenderable::petrelRender(), added to each class on its first line: Template::yield()
@@ -70,7 +70,7 @@ final class StringMethods
     }
 
     /** The name of a display or block method's string form ("" for any other method). */
-    public static function stringName(string $method): string
+    private static function stringName(string $method): string
     {
         return match (true) {
             $method === 'doDisplay' => 'petrelDisplay',
@@ -158,9 +158,10 @@ final class StringMethods
         $name = $this->code->nextSignificantIndex($function);
         $string = self::stringName($this->tokens[$name]->text);
         $parameters = $this->code->next($name, '(');
-        $signature = 'public function ' . $string . $this->code->text($parameters, $this->code->matching($parameters)) . ': string';
+        $parametersEnd = $this->code->matching($parameters);
+        $signature = 'public function ' . $string . $this->code->text($parameters, $parametersEnd) . ': string';
         // The line breaks between the signature and the body, kept.
-        $signature .= \str_repeat("\n", \substr_count($this->code->text($this->code->matching($parameters) + 1, $open - 1), "\n")) . '    ';
+        $signature .= \str_repeat("\n", \substr_count($this->code->text($parametersEnd + 1, $open - 1), "\n")) . '    ';
 
         $body = $this->stringBody($open, $close);
         if ($body === null) {
@@ -319,6 +320,7 @@ final class StringMethods
             }
             $result[$code + $shift] = $template;
         }
+        \krsort($map);
         foreach ($moved as [$first, $last, $new]) {
             $result[$new] = self::templateLineAt($map, $first);
             foreach ($map as $code => $template) {
@@ -335,11 +337,10 @@ final class StringMethods
     /**
      * The template line Twig reports for compiled line $line (Error::guessTemplateInfo()'s lookup); 0 if none.
      *
-     * @param array<int, int> $map
+     * @param array<int, int> $map in descending order of compiled lines
      */
     private static function templateLineAt(array $map, int $line): int
     {
-        \krsort($map);
         foreach ($map as $code => $template) {
             if ($code <= $line) {
                 return $template;
