@@ -106,11 +106,10 @@ final class Placeholders
                 $i++;
             }
         }
-        if ($copied === 0) {
-            $out = $sql;
-        } elseif ($copied < $length) {
-            $out .= \substr($sql, $copied);
-        }
+        // One expression, not `if ($copied === 0) … elseif ($copied < $length) $out .= …`:
+        // PHP 8.2's function JIT (PETREL_JIT=function) compiled that elseif as never taken,
+        // dropping the SQL after the last placeholder. substr() past the end is ''.
+        $out = $copied === 0 ? $sql : $out . \substr($sql, $copied);
 
         $preparable = $single && \preg_match(self::PREPARABLE, $sql) === 1;
 
