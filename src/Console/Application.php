@@ -146,11 +146,12 @@ final class Application
             $resource = null;
         }
         $banner = \sprintf(
-            'Petrel listening on http://%s — %d worker(s)%s, %%s, %s, %d connections per worker, pid %%d, pid file %s',
+            'Petrel listening on http://%s — %d worker(s)%s, %%s, %s, %s, %d connections per worker, pid %%d, pid file %s',
             $options->listen,
             $options->workers,
             $options->taskWorkers > 0 ? " + {$options->taskWorkers} task worker(s)" : '',
             ConnectionLimit::describe($driver),
+            self::describeEngine(),
             $options->maxConnections,
             $options->pidFile,
         );
@@ -210,6 +211,21 @@ final class Application
      * Binds the task workers' Unix socket beside the pid file, reachable by this user only
      * (a task names code to run). Its backlog holds what all workers may have queued.
      */
+    /**
+     * How the workers run PHP, for the start line: "JIT off", "JIT tracing" (PETREL_JIT, or a
+     * php.ini that turns it on), or "opcache off" (PETREL_NO_JIT=1, no opcache): the settings
+     * that move a worker's speed the most, and the JIT's crash risk, said where one looks.
+     */
+    private static function describeEngine(): string
+    {
+        $status = \function_exists('opcache_get_status') ? \opcache_get_status(false) : false;
+        if (!\is_array($status) || !($status['opcache_enabled'] ?? false)) {
+            return 'opcache off';
+        }
+
+        return ($status['jit']['on'] ?? false) ? 'JIT ' . \ini_get('opcache.jit') : 'JIT off';
+    }
+
     private static function listenForTasks(StartOptions $options): SocketServer
     {
         $path = $options->taskSocket();

@@ -90,8 +90,26 @@ final class CliTest extends TestCase
     public function testTheStartLineNamesTheLoopDriverAndTheConnectionCap(): void
     {
         $server = (new PetrelProcess(__DIR__ . '/fixtures/app.php', ['--workers=1', '--max-connections=300']))->start();
-        self::assertMatchesRegularExpression('/Petrel listening on http:\/\/\S+ — 1 worker\(s\), coroutine mode, driver \w+.*, 300 connections per worker, pid \d+/', $server->log());
+        self::assertMatchesRegularExpression('/Petrel listening on http:\/\/\S+ — 1 worker\(s\), coroutine mode, driver \w+.*, (JIT \w+|opcache off), 300 connections per worker, pid \d+/', $server->log());
         self::assertSame(0, $server->stop());
+    }
+
+    public function testTheStartLineSaysWhetherTheJitIsOn(): void
+    {
+        $saved = ['PETREL_JIT' => \getenv('PETREL_JIT'), 'PETREL_NO_JIT' => \getenv('PETREL_NO_JIT')];
+        foreach (['tracing' => 'JIT tracing', 'off' => 'JIT off'] as $jit => $expected) {
+            \putenv("PETREL_JIT={$jit}");
+            \putenv('PETREL_NO_JIT');
+            try {
+                $server = (new PetrelProcess(__DIR__ . '/fixtures/app.php', ['--workers=1']))->start();
+            } finally {
+                foreach ($saved as $name => $value) {
+                    \putenv($value === false ? $name : "{$name}={$value}");
+                }
+            }
+            self::assertStringContainsString(", {$expected}, ", $server->log());
+            self::assertSame(0, $server->stop());
+        }
     }
 
     public function testStopReloadStatusWhenNothingRuns(): void
