@@ -67,6 +67,7 @@ final class Runner
                 }
             } finally {
                 $server->stop();
+                $this->noteCrashes($scenario, $group[0]->series, $server, $notes);
             }
         }
 
@@ -112,7 +113,7 @@ final class Runner
                     $runs[$number] = [];
                 }
                 if ($started !== null) {
-                    $servers[] = $started[0];
+                    $servers[] = [$group[0]->series, $started[0]];
                 }
             }
             for ($run = $options->warmup > 0 ? 0 : 1; $run <= $options->repeat; ++$run) {
@@ -143,8 +144,9 @@ final class Runner
             }
         } finally {
             $this->progress->turnsEnd();
-            foreach (\array_reverse($servers) as $server) {
+            foreach (\array_reverse($servers) as [$series, $server]) {
                 $server->stop();
+                $this->noteCrashes($scenario, $series, $server, $notes);
             }
         }
         \ksort($results);
@@ -179,6 +181,24 @@ final class Runner
 
             return null;
         }
+    }
+
+    /**
+     * Adds a note (and says it) when $server lost workers while it was measured: its
+     * figures then include time short of them, and its clients saw resets.
+     *
+     * @param list<string> $notes
+     */
+    private function noteCrashes(Scenario $scenario, string $series, Server $server, array &$notes): void
+    {
+        $crashes = $server->crashes();
+        if ($crashes === []) {
+            return;
+        }
+        $count = \count($crashes);
+        $message = \sprintf('%d worker crash%s during the runs (%s%s): its figures include time short of a worker; its log is in logs/', $count, $count === 1 ? '' : 'es', $crashes[0], $count > 1 ? ', …' : '');
+        $this->progress->say("{$scenario->name()} · {$series}: {$message}");
+        $notes[] = "{$series} — {$message}";
     }
 
     /** Why $server does not serve $point's page (status, or the expected text missing), or null. */

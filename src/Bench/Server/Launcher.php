@@ -141,8 +141,7 @@ final class Launcher
         } catch (BenchException $error) {
             $fpm->stop();
             // A 500 from nginx is PHP's error: say it, it is in php-fpm's log, not nginx's.
-            $log = \trim((string) @\file_get_contents($this->workspace->path("{$name}/php-fpm.log")));
-            throw new BenchException($error->getMessage() . "\nphp-fpm's log ends:\n" . \implode("\n", \array_slice(\explode("\n", $log), -8)), 0, $error);
+            throw new BenchException($error->getMessage() . "\nphp-fpm's log ends:\n" . $fpm->logTail(), 0, $error);
         } catch (\Throwable $error) {
             $fpm->stop();
             throw $error;
@@ -176,12 +175,14 @@ final class Launcher
         foreach (self::FPM_INI as $key => $value) {
             \array_push($argv, '-d', "{$key}={$value}");
         }
-        $process = $this->workspace->spawn($name, $argv, self::environment($env));
+        // Its output and its error log in one file: what it says at start-up and the
+        // children it lost under load (Server::crashes()) are read from the same place.
+        $process = $this->workspace->spawn($name, $argv, self::environment($env), log: "{$dir}/php-fpm.log");
         $deadline = \microtime(true) + 15;
         while (!\file_exists("{$dir}/php-fpm.sock")) {
             if (!$process->isRunning() || \microtime(true) > $deadline) {
                 $process->stop();
-                throw new BenchException("php-fpm did not start:\n" . $process->logTail() . "\n" . (string) @\file_get_contents("{$dir}/php-fpm.log"));
+                throw new BenchException("php-fpm did not start:\n" . $process->logTail());
             }
             \usleep(50_000);
         }

@@ -12,6 +12,10 @@ use Petrel\Bench\Internal\ChildProcess;
  */
 final class Server
 {
+    /** A worker's unplanned exit, as bin/petrel's master and php-fpm log it. */
+    private const CRASH = '/\bworker \d+ \(pid \d+\) (?:was killed by signal \d+|exited with code \d+).*?; (?:restarting|starting a fresh one)'
+        . '|\bchild \d+ exited (?:on signal \d+|with code [1-9]\d*)[^\n]*/';
+
     /** @param list<ChildProcess> $processes */
     public function __construct(
         public readonly string $name,
@@ -30,6 +34,27 @@ final class Server
     public function processes(): array
     {
         return $this->processes;
+    }
+
+    /**
+     * The unplanned worker exits its processes logged: a Petrel master's "worker 2 (pid 123)
+     * was killed by signal 11; restarting", php-fpm's "child 123 exited on signal 11
+     * (SIGSEGV) …". A server that lost workers under load served part of the run short of
+     * them (and its clients saw resets): the report says so rather than leaving it to the logs.
+     *
+     * @return list<string> "process: line", in log order
+     */
+    public function crashes(): array
+    {
+        $crashes = [];
+        foreach ($this->processes as $process) {
+            \preg_match_all(self::CRASH, $process->output(), $matches);
+            foreach ($matches[0] as $line) {
+                $crashes[] = "{$process->name}: {$line}";
+            }
+        }
+
+        return $crashes;
     }
 
     public function stop(): void

@@ -113,6 +113,42 @@ final class RunnerTest extends TestCase
         self::assertCount(3, $result->points[2]->runs);
     }
 
+    public function testWorkersLostDuringTheRunsAreNotedInTheReport(): void
+    {
+        $scenario = new TurnsScenario($this->workspace);
+        $scenario->crashingServer = 'b'; // its page logs a worker crash as bin/petrel's master would
+        [$result, $log] = $this->runTurns($scenario);
+
+        self::assertCount(3, $result->points[2]->runs); // measured all the same
+        self::assertCount(1, $result->notes, \implode("\n", $result->notes));
+        self::assertMatchesRegularExpression('/^b — \\d+ worker crashes during the runs \\(php-s-b: worker 2 \\(pid 123\\) was killed by signal 11; restarting, …\\): its figures include time short of a worker/', $result->notes[0]);
+        self::assertStringContainsString('turns · b: ', $log);
+    }
+
+    public function testCrashesAreTheUnplannedExitsPetrelAndPhpFpmLog(): void
+    {
+        $lines = [
+            '[2026-11-28 10:40:12] [pid 18801] petrel: worker 2 (pid 18803) was killed by signal 11; restarting in 0.1 s',
+            '[2026-11-28 10:40:13] [pid 18801] petrel: worker 1 (pid 18804) exited with code 255 (Allowed memory size exhausted; see above); restarting',
+            '[2026-11-28 10:40:14] [pid 18801] petrel: task worker 1 (pid 18805) exited with code 0; starting a fresh one',
+            '[2026-11-28 10:40:15] [pid 18801] petrel: worker 1 (pid 18806) retired after 3000 requests',
+            '[2026-11-28 10:40:16] [pid 18801] petrel: stopping 2 worker(s) gracefully',
+            '[28-Nov-2026 10:40:17] WARNING: [pool bench] child 2001 exited on signal 11 (SIGSEGV) after 12.5 seconds from start',
+            '[28-Nov-2026 10:40:18] WARNING: [pool bench] child 2002 exited with code 255 after 3.1 seconds from start',
+            '[28-Nov-2026 10:40:19] NOTICE: [pool bench] child 2003 exited with code 0 after 9.0 seconds from start',
+        ];
+        $process = $this->workspace->spawn('logger', [\PHP_BINARY, '-r', 'echo ' . \var_export(\implode("\n", $lines) . "\n", true) . ';']);
+        $process->wait();
+
+        self::assertSame([
+            'logger: worker 2 (pid 18803) was killed by signal 11; restarting',
+            'logger: worker 1 (pid 18804) exited with code 255 (Allowed memory size exhausted; see above); restarting',
+            'logger: worker 1 (pid 18805) exited with code 0; starting a fresh one',
+            'logger: child 2001 exited on signal 11 (SIGSEGV) after 12.5 seconds from start',
+            'logger: child 2002 exited with code 255 after 3.1 seconds from start',
+        ], (new Server('logger', 'http://127.0.0.1:1', [$process]))->crashes());
+    }
+
     /**
      * Runs $scenario (3 runs of 1 s after a warm-up) with its FakeLoad as the Runner's load.
      *
@@ -269,6 +305,9 @@ final class FakeScenario extends PhpServerScenario implements OwnLoad
 /** Three servers (`php -S`), one point each; `wrong` serves a page without the expected text. */
 final class TurnsScenario extends PhpServerScenario implements TakesTurns
 {
+    /** A server whose page logs, on each request, the line bin/petrel's master logs for a crashed worker. */
+    public ?string $crashingServer = null;
+
     public function name(): string
     {
         return 'turns';
@@ -287,7 +326,8 @@ final class TurnsScenario extends PhpServerScenario implements TakesTurns
     {
         $page = $server === 'wrong' ? 'not it' : 'page ok';
         $index = $this->workspace->path("www-{$server}/index.php");
-        \file_put_contents($index, "<?php echo \"{$page}\";");
+        $crash = $server === $this->crashingServer ? 'error_log("petrel: worker 2 (pid 123) was killed by signal 11; restarting");' : '';
+        \file_put_contents($index, "<?php {$crash} echo \"{$page}\";");
 
         return [\dirname($index), $page];
     }
