@@ -208,10 +208,6 @@ final class Application
     }
 
     /**
-     * Binds the task workers' Unix socket beside the pid file, reachable by this user only
-     * (a task names code to run). Its backlog holds what all workers may have queued.
-     */
-    /**
      * How the workers run PHP, for the start line: "JIT off", "JIT tracing" (PETREL_JIT, or a
      * php.ini that turns it on), or "opcache off" (PETREL_NO_JIT=1, no opcache): the settings
      * that move a worker's speed the most, and the JIT's crash risk, said where one looks.
@@ -226,6 +222,10 @@ final class Application
         return ($status['jit']['on'] ?? false) ? 'JIT ' . \ini_get('opcache.jit') : 'JIT off';
     }
 
+    /**
+     * Binds the task workers' Unix socket beside the pid file, reachable by this user only
+     * (a task names code to run). Its backlog holds what all workers may have queued.
+     */
     private static function listenForTasks(StartOptions $options): SocketServer
     {
         $path = $options->taskSocket();
