@@ -90,8 +90,7 @@ final class PetrelProcess
     /** @return array<string, mixed> the status the master writes every second */
     public function status(): array
     {
-        $file = \preg_replace('/\.pid$/', '', $this->pidFile) . '.status.json';
-        $status = \json_decode((string) @\file_get_contents($file), true);
+        $status = \json_decode((string) @\file_get_contents($this->statusFile()), true);
 
         return \is_array($status) ? $status : [];
     }
@@ -184,6 +183,16 @@ final class PetrelProcess
             \proc_terminate($this->process, \SIGKILL);
             \proc_close($this->process);
         }
+        // A master that stops cleanly removes its pid and status files; one a test killed
+        // (SIGKILL, to see its workers notice) cannot, and /tmp would keep them.
         @\unlink($this->logFile);
+        @\unlink($this->pidFile);
+        @\unlink($this->statusFile());
+    }
+
+    /** Where the master writes its status: beside its pid file. */
+    private function statusFile(): string
+    {
+        return (string) \preg_replace('/\.pid$/', '', $this->pidFile) . '.status.json';
     }
 }
