@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
 # bench/micro/http-calls.sh — the PHP function calls the HTTP server makes per keep-alive
 # request, by function: what http-instructions.sh counts in instructions, told by name. The
-# same figures on every run (one connection, so no batching varies), for finding what a
-# request calls that it need not, and for A/B of a change to the request path.
+# same figures on every run (on one connection, the default, no batching varies), for
+# finding what a request calls that it need not, and for A/B of a change to the request path.
 #
 #   bench/micro/http-calls.sh                       # this checkout, examples/hello.php
 #   bench/micro/http-calls.sh /tmp/base .           # A/B: the functions whose counts differ
 #   APP=examples/blog/app.php WORKER=1 OPCACHE=1 bench/micro/http-calls.sh
 #   TOP=0 bench/micro/http-calls.sh                 # every function, not the 40 most called
+#   CONNECTIONS=50 bench/micro/http-calls.sh        # the loop's work shared by ready connections
 #
 # For each checkout it runs bench/micro/instructions/server.php (as http-instructions.sh
 # does; WORKER=1: the worker's path) with Xdebug's function trace, for N and for 3N
-# requests sent on one keep-alive connection by bench/micro/instructions/client.php, and
-# prints (calls(3N) - calls(N)) / 2N for each function: start-up and shut-down cancel out.
+# requests sent on CONNECTIONS keep-alive connections (1) by
+# bench/micro/instructions/client.php, and prints (calls(3N) - calls(N)) / 2N for each function: start-up and shut-down cancel out.
 # Internal functions (fread, hrtime) are counted too; calls the engine makes without a call
 # opcode (strlen, count, is_* with a leading backslash) are not. A figure like 0.01 is a
-# loop timer or sweep that fell in one window. Timings in a trace mean nothing here.
+# loop timer or sweep that fell in one window. With CONNECTIONS above 1 the loop's work per
+# wait is shared by the connections it finds ready, which varies from run to run (and the
+# trace slows the server, so more are ready than under wrk): read those counts as an
+# example, not a constant. Timings in a trace mean nothing here.
 #
 # Needs Xdebug, loaded only for these runs: `apt-get install php8.2-xdebug` then
 # `phpdismod xdebug` (Debian enables it for every PHP run otherwise, which slows everything),
@@ -29,6 +33,7 @@ N=${N:-100}
 APP=${APP:-examples/hello.php}
 TOP=${TOP:-40}
 PAUSE_MS=${PAUSE_MS:-2}
+CONNECTIONS=${CONNECTIONS:-1}
 XDEBUG=${XDEBUG:-xdebug.so}
 PHP_FLAGS=(-d "zend_extension=$XDEBUG" -d xdebug.mode=trace -d xdebug.start_with_request=yes -d xdebug.trace_format=1)
 [ "${OPCACHE:-0}" = 1 ] && PHP_FLAGS=(-d opcache.enable_cli=1 -d opcache.jit=disable "${PHP_FLAGS[@]}")
@@ -52,7 +57,7 @@ calls() {
     local server=$!
     BENCH_PIDS+=("$server")
     bench_wait_http "http://127.0.0.1:$port/" 60 || { cat "$BENCH_TMP/server.log" >&2; return 1; }
-    php "$HERE/bench/micro/instructions/client.php" "$port" $((requests - 1)) 1 "$PAUSE_MS" >/dev/null
+    php "$HERE/bench/micro/instructions/client.php" "$port" $((requests - 1)) "$CONNECTIONS" "$PAUSE_MS" >/dev/null
     wait "$server"
     # Trace format 1: an entry line has 0 in its third field and the function in its sixth.
     awk -F'\t' -v root="$root/" -v here="$HERE/" \
@@ -71,8 +76,8 @@ per_request() {
         | sort -k2 >"$out"
 }
 
-printf 'http-calls — PHP %s, %s, %d and %d requests on one connection%s%s\n' \
-    "$(php -r 'echo PHP_VERSION;')" "$APP" "$N" $((3 * N)) "$([ "${OPCACHE:-0}" = 1 ] && echo ', opcache on')" \
+printf 'http-calls — PHP %s, %s, %d and %d requests on %d connection(s)%s%s\n' \
+    "$(php -r 'echo PHP_VERSION;')" "$APP" "$N" $((3 * N)) "$CONNECTIONS" "$([ "${OPCACHE:-0}" = 1 ] && echo ', opcache on')" \
     "$([ "${WORKER:-0}" = 1 ] && echo ", the worker's path")"
 if [ $# -eq 1 ]; then
     per_request "$(cd "$1" && pwd)" "$BENCH_TMP/a"
