@@ -166,7 +166,7 @@ final class Exchange
             if ($sent === 0) {
                 $this->flush($handle);
             }
-            $this->link->socket()->wait(false);
+            $this->link->socket()->wait(false, true);
             [$result, $error] = $this->collect($handle);
         } catch (ConnectionException $e) {
             throw $e;
@@ -207,7 +207,7 @@ final class Exchange
                 if (\pg_connection_status($handle) === \PGSQL_CONNECTION_BAD) {
                     break;
                 }
-                $this->link->socket()->wait(false);
+                $this->link->socket()->wait(false, true);
                 continue;
             }
             $result = \pg_get_result($handle);

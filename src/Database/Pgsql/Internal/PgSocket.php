@@ -11,13 +11,18 @@ use Throwable;
 /**
  * The socket of a libpq connection as the event loop sees it (pg_socket()'s stream, whose
  * descriptor ext-pgsql looks up on each use, so it follows libpq through reconnects during
- * the handshake), and the callback-to-fiber bridge on it: wait() enables a watcher,
- * suspends, and disables it in finally.
+ * the handshake), and the callback-to-fiber bridge on it: wait() watches the socket and
+ * suspends, or waits in place when the loop has nothing else to do.
  *
- * During the handshake each wait has a watcher of its own (the descriptor may change).
- * Once settle() says the connection is up, reads use one watcher for the connection's
- * life: a watcher made per wait would cost the loop a descriptor passed and closed and two
- * epoll_ctl() per query. release() cancels it before the stream is closed.
+ * During the handshake each wait has a watcher of its own (the descriptor may change),
+ * cancelled in wait()'s finally. Once settle() says the connection is up, reads use one
+ * watcher for the connection's life: a watcher made per wait would cost the loop a
+ * descriptor passed and closed and two epoll_ctl() per query. It stays enabled between
+ * waits, unreferenced (an idle connection does not keep the loop running), so a query
+ * waited for in place makes no call on the loop but the wait; referenced only while a
+ * coroutine is suspended on it. Bytes that come with nobody waiting (a notice, the server
+ * closing) disable it until the next wait: libpq reads them with the next command.
+ * release() cancels it before the stream is closed.
  *
  * @internal
  */
@@ -28,6 +33,8 @@ final class PgSocket
     private ?int $watcher = null;
     /** The readable watcher kept between waits once settled; null before, and after release(). */
     private ?int $readWatcher = null;
+    /** Whether $readWatcher is enabled. */
+    private bool $readWatched = false;
     private bool $settled = false;
 
     /** @param resource $stream */
@@ -41,22 +48,43 @@ final class PgSocket
         $this->settled = true;
     }
 
-    /** Suspends the calling coroutine until the socket is readable (or writable). */
-    public function wait(bool $writable): void
+    /**
+     * Suspends the calling coroutine until the socket is readable (or writable).
+     *
+     * $soon: bytes are due soon (the reply to a query just sent): once settled, wait for
+     * them in place when the loop has nothing else to do (Scheduler::awaitReadable(), as
+     * the MySQL and Redis clients do), without a suspension, a fiber switch and a loop turn.
+     * Not for LISTEN's wait, which may last for long.
+     */
+    public function wait(bool $writable, bool $soon = false): void
     {
         $scheduler = Scheduler::get();
         $driver = $scheduler->driver;
-        $suspension = $scheduler->suspension();
         if (!$writable && $this->settled) {
             if ($this->readWatcher === null) {
-                $this->readWatcher = $driver->onReadable($this->stream, function (): void {
-                    $this->suspension?->resume();
+                // wakeLast(): the callback does nothing after the wake, so the next wait of
+                // the coroutine it resumes may be in place.
+                $this->readWatcher = $driver->onReadable($this->stream, function (int $id) use ($scheduler, $driver): void {
+                    if ($this->suspension !== null && $this->watcher === $id) {
+                        $scheduler->wakeLast($this->suspension);
+                    } else { // nobody waits to read (perhaps a flush waits to write)
+                        $this->readWatched = false;
+                        $driver->disable($id);
+                    }
                 });
-            } else {
+                $driver->unreference($this->readWatcher);
+            } elseif (!$this->readWatched) {
                 $driver->enable($this->readWatcher);
             }
+            $this->readWatched = true;
             $id = $this->readWatcher;
+            if ($soon && $scheduler->awaitReadable($id)) {
+                return;
+            }
+            $driver->reference($id);
+            $suspension = $scheduler->suspension();
         } else {
+            $suspension = $scheduler->suspension();
             $resume = static function () use ($suspension): void {
                 $suspension->resume();
             };
@@ -105,6 +133,7 @@ final class PgSocket
         if ($this->readWatcher !== null) {
             Scheduler::get()->driver->cancel($this->readWatcher);
             $this->readWatcher = null;
+            $this->readWatched = false;
         }
     }
 
@@ -130,12 +159,12 @@ final class PgSocket
         }
     }
 
-    /** The kept watcher is disabled (a no-op once cancelled); one made for a wait is cancelled. */
+    /** The kept watcher is unreferenced (a no-op once cancelled); one made for a wait is cancelled. */
     private function stopWatching(int $id): void
     {
         $driver = Scheduler::get()->driver;
         if ($id === $this->readWatcher) {
-            $driver->disable($id);
+            $driver->unreference($id);
         } else {
             $driver->cancel($id);
         }

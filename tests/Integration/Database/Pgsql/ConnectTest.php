@@ -14,6 +14,7 @@ use Petrel\Database\Pgsql\Internal\Link;
 use Petrel\Database\Pgsql\PgsqlConnection;
 use PHPUnit\Framework\Attributes\CoversClass;
 
+use function Petrel\sleep;
 use function Petrel\timeout;
 
 #[CoversClass(PgsqlConnection::class)]
@@ -48,11 +49,24 @@ final class ConnectTest extends PgsqlTestCase
             $db->query('SELECT 1');
             $after = $readable();
             self::assertCount(1, $after, 'one watcher kept for the connection, not one made and cancelled per wait');
-            self::assertFalse(\reset($after)['enabled'], 'disabled while nobody waits');
+            $watcher = \reset($after);
+            self::assertTrue($watcher['enabled'], 'kept enabled between queries: a reply waited for in place needs no enable');
+            self::assertFalse($watcher['referenced'], 'an idle connection does not keep the loop running');
             $db->query('SELECT 2');
             self::assertSame(\array_keys($after), \array_keys($readable()), 'the same watcher again');
             $db->close();
             self::assertSame([], $readable(), 'closing cancels it');
+
+            // Bytes nobody waits for (here the server's goodbye to a terminated backend) fire it
+            // once, then it is disabled until the next wait, not run on every loop turn.
+            $idle = $this->connect();
+            $pid = $idle->query('SELECT pg_backend_pid() AS pid')[0]['pid'];
+            $kept = \array_keys($readable());
+            self::assertCount(1, $kept);
+            $this->connect()->query('SELECT pg_terminate_backend(?)', [$pid]);
+            sleep(0.1);
+            self::assertFalse($readable()[$kept[0]]['enabled'], 'disabled once bytes came with nobody waiting');
+            self::assertFalse($idle->isUsable());
         });
     }
 
