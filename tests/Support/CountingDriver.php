@@ -9,12 +9,13 @@ use Petrel\Loop\Driver;
 
 /**
  * A Driver that passes everything on and counts the runs of readable callbacks (loop turns
- * a read waited for) and the deferred callbacks queued.
+ * a read waited for), the deferred callbacks queued and the waits in place asked for.
  */
 final class CountingDriver implements Driver
 {
     public int $readableCallbacks = 0;
     public int $deferred = 0;
+    public int $awaitReadable = 0;
 
     public function __construct(private readonly Driver $driver)
     {
@@ -87,6 +88,8 @@ final class CountingDriver implements Driver
 
     public function awaitReadable(int $id): bool
     {
+        $this->awaitReadable++;
+
         return $this->driver->awaitReadable($id);
     }
 

@@ -76,6 +76,40 @@ final class ReplyWaitTest extends TestCase
         self::assertSame('spawner', $log[0], 'the spawner went on at the child\'s first wait');
     }
 
+    public function testOnlyTheLastReplyOfATickMayWaitForTheNextInPlace(): void
+    {
+        if (\getenv('PETREL_DRIVER') === 'select') {
+            self::markTestSkipped('the select driver always waits through the loop');
+        }
+        [$a, $serverA] = self::pair();
+        [$b, $serverB] = self::pair();
+        $driver = $this->driver;
+        run(static function () use ($a, $b, $serverA, $serverB, $driver): void {
+            $twoReplies = static function (StreamSocket $client): void {
+                $client->expectReply();
+                self::assertSame('first', $client->read());
+                $client->expectReply();
+                self::assertSame('second', $client->read());
+            };
+            $readers = [go(static fn () => $twoReplies($a)), go(static fn () => $twoReplies($b))];
+            \Petrel\sleep(0.01); // both wait for their first reply
+            $asked = $driver->awaitReadable;
+            // Both first replies ready in one tick, the second ones 20 ms later: a's callback
+            // runs with b's after it, so a must not wait in place (it would find b ready and
+            // give up, an epoll_wait() for nothing); b's is the tick's last, so b may.
+            \fwrite($serverA, 'first');
+            \fwrite($serverB, 'first');
+            $driver->delay(0.02, static function () use ($serverA, $serverB): void {
+                \fwrite($serverA, 'second');
+                \fwrite($serverB, 'second');
+            });
+            foreach ($readers as $reader) {
+                $reader->join();
+            }
+            self::assertSame(1, $driver->awaitReadable - $asked, 'only the coroutine resumed last in its tick asked to wait in place');
+        });
+    }
+
     public function testTimersAndOtherCoroutinesStillRunBetweenReplies(): void
     {
         [$client, $server] = self::pair();

@@ -63,10 +63,12 @@ final class PgSocket
         if (!$writable && $this->settled) {
             if ($this->readWatcher === null) {
                 // wakeLast(): the callback does nothing after the wake, so the next wait of
-                // the coroutine it resumes may be in place.
-                $this->readWatcher = $driver->onReadable($this->stream, function (int $id) use ($scheduler, $driver): void {
+                // the coroutine it resumes may be in place, unless other streams' callbacks
+                // follow in this tick ($more): a wait in place would find them ready and
+                // give up, a wasted epoll_wait() per query under load.
+                $this->readWatcher = $driver->onReadable($this->stream, function (int $id, mixed $stream, bool $more) use ($scheduler, $driver): void {
                     if ($this->suspension !== null && $this->watcher === $id) {
-                        $scheduler->wakeLast($this->suspension);
+                        $more ? $this->suspension->resume() : $scheduler->wakeLast($this->suspension);
                     } else { // nobody waits to read (perhaps a flush waits to write)
                         $this->readWatched = false;
                         $driver->disable($id);
