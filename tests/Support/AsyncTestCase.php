@@ -6,6 +6,7 @@ namespace Petrel\Tests\Support;
 
 use Closure;
 use Petrel\Coroutine\Scheduler;
+use Petrel\Loop\Driver;
 use PHPUnit\Framework\TestCase;
 
 use function Petrel\run;
@@ -24,7 +25,13 @@ abstract class AsyncTestCase extends TestCase
     protected function setUp(): void
     {
         $this->uncaught = [];
-        Scheduler::reset()->setErrorHandler(function (\Throwable $error, string $where): void {
+        $this->useDriver(null);
+    }
+
+    /** A fresh scheduler on $driver (null: the default one), its uncaught errors collected. */
+    protected function useDriver(?Driver $driver): void
+    {
+        Scheduler::reset($driver)->setErrorHandler(function (\Throwable $error, string $where): void {
             $this->uncaught[] = "{$where}: " . $error::class . ': ' . $error->getMessage();
         });
     }

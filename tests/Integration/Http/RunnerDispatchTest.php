@@ -29,10 +29,7 @@ final class RunnerDispatchTest extends AsyncTestCase
     protected function setUp(): void
     {
         parent::setUp();
-        $this->driver = new CountingDriver(DriverFactory::create());
-        Scheduler::reset($this->driver)->setErrorHandler(function (\Throwable $error, string $where): void {
-            $this->uncaught[] = "{$where}: " . $error::class . ': ' . $error->getMessage();
-        });
+        $this->useDriver($this->driver = new CountingDriver(DriverFactory::create()));
     }
 
     protected function tearDown(): void

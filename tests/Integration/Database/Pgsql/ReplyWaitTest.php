@@ -26,10 +26,7 @@ final class ReplyWaitTest extends PgsqlTestCase
     protected function setUp(): void
     {
         parent::setUp();
-        $this->driver = new CountingDriver(DriverFactory::create());
-        Scheduler::reset($this->driver)->setErrorHandler(function (\Throwable $error, string $where): void {
-            $this->uncaught[] = "{$where}: " . $error::class . ': ' . $error->getMessage();
-        });
+        $this->useDriver($this->driver = new CountingDriver(DriverFactory::create()));
     }
 
     protected function tearDown(): void
