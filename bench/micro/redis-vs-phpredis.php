@@ -7,10 +7,13 @@ declare(strict_types=1);
  *
  * Against the server in $REDIS_URL (default redis://127.0.0.1:6379/0); skipped with a
  * message when none answers or phpredis is not installed. On one connection each, one
- * command at a time: GET of a 32-byte value, and SET of one. The cases take turns (15
- * rounds) so that other load on the machine hits them alike. Prints operations per second
- * (median round), user+system CPU per operation of this process, and the ratio of each to
- * phpredis's (for time: phpredis's rate / Petrel's, so 1.00× means as fast, higher slower).
+ * command at a time: GET of a 32-byte value, and SET of one; and the same GET by a bare
+ * PHP loop (fwrite, stream_select() on the socket, fread, the value cut out: the least any
+ * PHP client that does not block the process does, the floor for Petrel's). The cases take
+ * turns (15 rounds) so that other load on the machine hits them alike. Prints operations
+ * per second (median round), user+system CPU per operation of this process, and the ratio
+ * of each to phpredis's (for time: phpredis's rate / the case's, so 1.00× means as fast,
+ * higher slower).
  */
 
 require __DIR__ . '/../../vendor/autoload.php';
@@ -70,6 +73,40 @@ function measure(float $seconds, array $cases): array
     return $medians;
 }
 
+/**
+ * A plain non-blocking stream to the server, authenticated and on the right database, for
+ * the bare PHP case.
+ *
+ * @return resource
+ */
+function bareConnection(RedisConfig $config): mixed
+{
+    $address = $config->unixSocket !== null ? "unix://{$config->unixSocket}" : "tcp://{$config->host}:{$config->port}";
+    $stream = stream_socket_client($address, $errno, $error, 2.0);
+    if ($stream === false) {
+        throw new RuntimeException("bare connection to {$address}: {$error}");
+    }
+    $setup = [];
+    if ($config->password !== null) {
+        $setup[] = $config->username !== null ? ['AUTH', $config->username, $config->password] : ['AUTH', $config->password];
+    }
+    $setup[] = ['SELECT', (string) $config->database];
+    foreach ($setup as $command) {
+        $bytes = '*' . count($command) . "\r\n";
+        foreach ($command as $part) {
+            $bytes .= '$' . strlen($part) . "\r\n{$part}\r\n";
+        }
+        fwrite($stream, $bytes);
+        $reply = (string) fgets($stream);
+        if (!str_starts_with($reply, '+')) {
+            throw new RuntimeException("bare connection: {$command[0]} answered " . trim($reply));
+        }
+    }
+    stream_set_blocking($stream, false);
+
+    return $stream;
+}
+
 if (!extension_loaded('redis')) {
     echo "skipped: phpredis (ext-redis) is not installed, nothing to compare with\n";
     exit(0);
@@ -91,6 +128,8 @@ run(static function () use ($config, $seconds): void {
     }
     $key = 'petrel:bench:get';
     $petrel->set($key, str_repeat('v', 32));
+    $bare = bareConnection($config);
+    $bareGet = "*2\r\n\$3\r\nGET\r\n\$" . strlen($key) . "\r\n{$key}\r\n";
     printf("Redis at %s:%d; PHP %s, JIT %s; %d rounds of %.2f s per case\n", $config->host, $config->port, PHP_VERSION,
         ini_get('opcache.enable_cli') && ini_get('opcache.jit') && ini_get('opcache.jit') !== 'disable' ? ini_get('opcache.jit') : 'off', ROUNDS, $seconds / ROUNDS);
     $results = measure($seconds, [
@@ -102,6 +141,22 @@ run(static function () use ($config, $seconds): void {
         'phpredis GET' => static function () use ($native, $key): void {
             for ($i = 0; $i < 100; $i++) {
                 $native->get($key);
+            }
+        },
+        // The floor of any PHP client that waits without blocking the process: the command's
+        // bytes written, a stream_select() on the one socket, the reply read and its value
+        // cut out; no parser, no loop, no error handling.
+        'bare PHP GET' => static function () use ($bare, $bareGet): void {
+            for ($i = 0; $i < 100; $i++) {
+                fwrite($bare, $bareGet);
+                $reply = '';
+                do {
+                    $read = [$bare];
+                    $none = null;
+                    stream_select($read, $none, $none, 2);
+                    $reply .= fread($bare, 65536);
+                } while (strlen($reply) < 39); // "$32\r\n", 32 bytes, "\r\n"
+                $value = substr($reply, strpos($reply, "\r\n") + 2, (int) substr($reply, 1));
             }
         },
         'Petrel SET' => static function () use ($petrel, $key): void {
@@ -117,7 +172,7 @@ run(static function () use ($config, $seconds): void {
     ]);
     $petrel->del($key);
     foreach ($results as $label => [$rate, $cpu]) {
-        $base = $results[str_replace('Petrel', 'phpredis', $label)];
+        $base = $results[str_replace(['Petrel', 'bare PHP'], 'phpredis', $label)];
         printf("%-14s %9.0f ops/s  %5.1f µs CPU/op   time %.2f×, CPU %.2f× phpredis\n", $label, $rate, $cpu, $base[0] / $rate, $cpu / $base[1]);
     }
 });
