@@ -27,7 +27,7 @@ use Throwable;
  * call suspending functions too: the loop then runs until that call is woken. If nothing
  * could ever wake it, a DeadlockError lists every suspended coroutine and where it waits.
  *
- * Why one class of ~480 lines: spawn, suspend, wake and the fiber switch are the hottest
+ * Why one class of ~500 lines: spawn, suspend, wake and the fiber switch are the hottest
  * path of every request (each wait of every socket goes through them), and splitting them
  * into collaborators adds a call to each, ~150 instructions apiece (measured with
  * bench/micro/http-instructions.sh). What is not on that path lives elsewhere already
@@ -334,10 +334,17 @@ final class Scheduler
     /**
      * @internal wake($suspension) for a loop callback that does nothing after it (a socket's
      * read callback): what the coroutine does next is what the loop would do next, so it
-     * may wait for a stream in place (awaitReadable()).
+     * may wait for a stream in place (awaitReadable()). Unless other streams' callbacks
+     * follow in this tick (the driver's $more hint, passed on): a wait in place would find
+     * them ready and give up, an epoll_wait() for nothing; then a plain wake().
      */
-    public function wakeLast(Suspension $suspension): void
+    public function wakeLast(Suspension $suspension, bool $more = false): void
     {
+        if ($more) {
+            $this->wake($suspension, null, null);
+
+            return;
+        }
         $previous = $this->resumedLast;
         $this->resumedLast = $suspension->coroutine->fiber;
         try {

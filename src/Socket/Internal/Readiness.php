@@ -96,12 +96,10 @@ final class Readiness
     {
         ++$this->readWaits;
         if ($this->readWatcher === null) {
-            // wakeLast() lets the coroutine it resumes wait for its next reply in place, but
-            // not while other streams' callbacks follow in this tick ($more): such a wait
-            // would find them ready and give up, an epoll_wait() wasted per reply under load.
+            // wakeLast(): the coroutine it resumes may wait for its next reply in place.
             $this->readWatcher = $this->driver->onReadable($this->stream, function (int $id, mixed $stream, bool $more): void {
                 if ($this->reader !== null) {
-                    $more ? $this->scheduler->wake($this->reader, null, null) : $this->scheduler->wakeLast($this->reader);
+                    $this->scheduler->wakeLast($this->reader, $more);
                 } else {
                     $this->readWatched = false; // bytes nobody waits for yet: see the class comment
                     $this->driver->disable($id);

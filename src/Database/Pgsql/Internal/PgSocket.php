@@ -63,12 +63,10 @@ final class PgSocket
         if (!$writable && $this->settled) {
             if ($this->readWatcher === null) {
                 // wakeLast(): the callback does nothing after the wake, so the next wait of
-                // the coroutine it resumes may be in place, unless other streams' callbacks
-                // follow in this tick ($more): a wait in place would find them ready and
-                // give up, a wasted epoll_wait() per query under load.
+                // the coroutine it resumes may be in place.
                 $this->readWatcher = $driver->onReadable($this->stream, function (int $id, mixed $stream, bool $more) use ($scheduler, $driver): void {
                     if ($this->suspension !== null && $this->watcher === $id) {
-                        $more ? $this->suspension->resume() : $scheduler->wakeLast($this->suspension);
+                        $scheduler->wakeLast($this->suspension, $more);
                     } else { // nobody waits to read (perhaps a flush waits to write)
                         $this->readWatched = false;
                         $driver->disable($id);
