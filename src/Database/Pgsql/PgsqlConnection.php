@@ -124,7 +124,7 @@ final class PgsqlConnection implements Connection
         $values = $parsed->bind($params);
         $this->owner->enter();
         try {
-            return RowDecoder::rows($this->executor->run($parsed, $values, $sql));
+            return $this->executor->rows($parsed, $values, $sql);
         } finally {
             $this->owner->leave();
         }

@@ -23,6 +23,8 @@ use PgSql\Result as PgResult;
 final class PgsqlStatement implements Statement
 {
     private bool $closed = false;
+    /** @var array<string, int>|null RowDecoder::casts() of the first result, kept: the columns do not change */
+    private ?array $casts = null;
 
     /** @internal created by PgsqlConnection::prepare() */
     public function __construct(
@@ -36,7 +38,9 @@ final class PgsqlStatement implements Statement
 
     public function query(array $params = []): array
     {
-        return RowDecoder::rows($this->run($params));
+        $result = $this->run($params);
+
+        return RowDecoder::rows($result, $this->casts ??= RowDecoder::casts($result));
     }
 
     public function execute(array $params = []): Result

@@ -38,6 +38,7 @@ final class Cursor
         $fetch = 'FETCH ' . self::BATCH . " FROM {$name}";
         $declared = false;
         $finished = false;
+        $casts = null; // every FETCH of the cursor has the same columns
         try {
             if ($values === []) {
                 $result = $exchange->query(($own ? "BEGIN;\n" : '') . "{$declare};\n{$fetch}", $sql);
@@ -51,7 +52,7 @@ final class Cursor
             }
             $declared = true;
             while (true) {
-                $rows = RowDecoder::rows($result);
+                $rows = RowDecoder::rows($result, $casts ??= RowDecoder::casts($result));
                 unset($result);
                 if (\count($rows) < self::BATCH) {
                     $finished = true;

@@ -12,8 +12,9 @@ use PgSql\Result as PgResult;
 /**
  * Runs a statement the cheapest way it can: by name when the statement cache holds it
  * (preparing it on its second run), otherwise as an unnamed statement (with parameters)
- * or over the simple protocol (without). Names server-side objects uniquely per
- * connection: petrel_q… (cache), petrel_s… (prepare()), petrel_c… (cursors).
+ * or over the simple protocol (without); keeps each cached statement's row casts, which
+ * its results share. Names server-side objects uniquely per connection: petrel_q…
+ * (cache), petrel_s… (prepare()), petrel_c… (cursors).
  *
  * @internal
  */
@@ -25,6 +26,8 @@ final class Executor
     private int $sequence = 0;
     /** @var array<string, true> SQL run once, not prepared yet */
     private array $seen = [];
+    /** @var array<string, array<string, int>> RowDecoder::casts() by cached statement name */
+    private array $casts = [];
 
     /** @param StatementCache<string>|null $cache statement names by SQL */
     public function __construct(private readonly Exchange $exchange, private readonly ?StatementCache $cache)
@@ -36,28 +39,68 @@ final class Executor
         return $prefix . ++$this->sequence;
     }
 
-    /** @param list<int|string|null> $values */
-    public function run(ParsedSql $parsed, array $values, string $sql): PgResult
+    /**
+     * The rows of $sql, typed (RowDecoder); a statement run by name decodes with the casts
+     * kept from its first result.
+     *
+     * @param list<int|string|null> $values
+     * @return list<array<string, mixed>>
+     */
+    public function rows(ParsedSql $parsed, array $values, string $sql): array
     {
-        if ($this->cache !== null && $parsed->preparable && \count($values) === $parsed->count) {
-            $name = $this->cache->get($sql);
-            if ($name === null && $this->secondRun($sql)) {
-                $name = $this->name('petrel_q');
-                $this->exchange->prepare($name, $parsed->sql, $sql);
-                $evicted = $this->cache->put($sql, $name);
-                if ($evicted !== null) {
-                    $this->exchange->forget($evicted);
-                }
-            }
-            if ($name !== null) {
-                try {
-                    return $this->exchange->execute($name, $values, $sql);
-                } catch (QueryException $e) {
-                    $this->stale($e, $sql, $name);
-                }
+        $result = $this->run($parsed, $values, $sql, $name);
+
+        return RowDecoder::rows($result, $name === null ? null : $this->casts[$name] ??= RowDecoder::casts($result));
+    }
+
+    /**
+     * @param list<int|string|null> $values
+     * @param-out string|null $name the statement's name if it ran by one, null if it ran unnamed
+     */
+    public function run(ParsedSql $parsed, array $values, string $sql, ?string &$name = null): PgResult
+    {
+        $name = $this->prepared($parsed, $values, $sql);
+        if ($name !== null) {
+            try {
+                return $this->exchange->execute($name, $values, $sql);
+            } catch (QueryException $e) {
+                $this->stale($e, $sql, $name); // rethrows unless it can run afresh, unnamed
+                $name = null;
             }
         }
 
+        return $this->unprepared($parsed, $values, $sql);
+    }
+
+    /**
+     * The name to run $sql by: the statement cache's, prepared now on the SQL's second run;
+     * null to run it unnamed (no cache, one-off or unpreparable SQL, or a placeholder count
+     * that does not match, for the server to report).
+     *
+     * @param list<int|string|null> $values
+     */
+    private function prepared(ParsedSql $parsed, array $values, string $sql): ?string
+    {
+        if ($this->cache === null || !$parsed->preparable || \count($values) !== $parsed->count) {
+            return null;
+        }
+        $name = $this->cache->get($sql);
+        if ($name === null && $this->secondRun($sql)) {
+            $name = $this->name('petrel_q');
+            $this->exchange->prepare($name, $parsed->sql, $sql);
+            $evicted = $this->cache->put($sql, $name);
+            if ($evicted !== null) {
+                $this->exchange->forget($evicted);
+                unset($this->casts[$evicted]);
+            }
+        }
+
+        return $name;
+    }
+
+    /** @param list<int|string|null> $values */
+    private function unprepared(ParsedSql $parsed, array $values, string $sql): PgResult
+    {
         if (!$parsed->preparable && \stripos($parsed->sql, 'copy') !== false) {
             self::refuseCopy($parsed->sql);
         }
@@ -110,6 +153,7 @@ final class Executor
             throw $e;
         }
         $this->cache?->remove($sql);
+        unset($this->casts[$name]);
         if ($state === '0A000') {
             $this->exchange->forget($name);
         }

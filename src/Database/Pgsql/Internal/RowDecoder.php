@@ -30,15 +30,19 @@ final class RowDecoder
         700 => self::FLOAT, 701 => self::FLOAT,
     ];
 
-    /** @return list<array<string, mixed>> */
-    public static function rows(PgResult $result): array
+    /**
+     * @param array<string, int>|null $casts the result's casts() when the caller keeps them
+     *        (a prepared statement's columns do not change), else worked out here
+     * @return list<array<string, mixed>>
+     */
+    public static function rows(PgResult $result, ?array $casts = null): array
     {
         /** @var list<array<string, string|null>> $rows */
         $rows = \pg_fetch_all($result, \PGSQL_ASSOC);
         if ($rows === []) {
             return [];
         }
-        $casts = self::casts($result);
+        $casts ??= self::casts($result);
         if ($casts === []) {
             return $rows;
         }
@@ -87,11 +91,13 @@ final class RowDecoder
 
     /**
      * Column name => kind for the columns that need a cast. With duplicate names the last
-     * column wins, as it does in the fetched row.
+     * column wins, as it does in the fetched row. The same for every result of a prepared
+     * statement: the server refuses to run one whose columns would change (0A000), so a
+     * caller running it again can keep them and save a call per column and result.
      *
      * @return array<string, int>
      */
-    private static function casts(PgResult $result): array
+    public static function casts(PgResult $result): array
     {
         $casts = [];
         for ($i = 0, $n = \pg_num_fields($result); $i < $n; $i++) {

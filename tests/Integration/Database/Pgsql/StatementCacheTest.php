@@ -83,6 +83,25 @@ final class StatementCacheTest extends PgsqlTestCase
         });
     }
 
+    public function testRowTypesFollowAColumnWhoseTypeChanged(): void
+    {
+        $table = $this->table('retyped');
+        $this->async(function () use ($table): void {
+            $db = $this->connect();
+            $db->execute("CREATE TABLE {$table} (id int, flag bool)");
+            $db->execute("INSERT INTO {$table} VALUES (7, true)");
+            $sql = "SELECT * FROM {$table}";
+            for ($i = 0; $i < 3; $i++) { // once unnamed, then prepared, then by the kept casts
+                self::assertSame([['id' => 7, 'flag' => true]], $db->query($sql));
+            }
+            $db->execute("ALTER TABLE {$table} ALTER COLUMN id TYPE text, ALTER COLUMN flag TYPE int USING flag::int");
+            for ($i = 0; $i < 3; $i++) { // retried unnamed, then prepared again, then its own casts
+                self::assertSame([['id' => '7', 'flag' => 1]], $db->query($sql));
+            }
+            self::assertSame(["SELECT * FROM {$table}"], $this->cached($db));
+        });
+    }
+
     public function testStatementsDeallocatedBehindItsBackAreRetried(): void
     {
         $this->async(function (): void {

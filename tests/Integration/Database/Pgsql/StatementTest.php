@@ -33,6 +33,19 @@ final class StatementTest extends PgsqlTestCase
         });
     }
 
+    public function testRowsAreTypedFromTheFirstResultOnEvenWhenItWasEmpty(): void
+    {
+        $this->async(function (): void {
+            $db = $this->connect();
+            $select = $db->prepare('SELECT n AS id, n % 2 = 0 AS even, n * 0.5::float8 AS half, n::text AS label '
+                . 'FROM generate_series(1, ?::int) AS n WHERE n > 1');
+            self::assertSame([], $select->query([1])); // the columns' types come with an empty result too
+            $expected = [['id' => 2, 'even' => true, 'half' => 1.0, 'label' => '2'], ['id' => 3, 'even' => false, 'half' => 1.5, 'label' => '3']];
+            self::assertSame($expected, $select->query([3]));
+            self::assertSame($expected, $select->query([3]));
+        });
+    }
+
     public function testCloseDeallocatesAndForbidsFurtherUse(): void
     {
         $this->async(function (): void {
