@@ -67,7 +67,7 @@ final class Runner
                 }
             } finally {
                 $server->stop();
-                $this->noteCrashes($scenario, $group[0]->series, $server, $notes);
+                $this->noteTrouble($scenario, $group[0]->series, $server, $notes);
             }
         }
 
@@ -146,7 +146,7 @@ final class Runner
             $this->progress->turnsEnd();
             foreach (\array_reverse($servers) as [$series, $server]) {
                 $server->stop();
-                $this->noteCrashes($scenario, $series, $server, $notes);
+                $this->noteTrouble($scenario, $series, $server, $notes);
             }
         }
         \ksort($results);
@@ -184,6 +184,17 @@ final class Runner
     }
 
     /**
+     * What $server's logs tell of its runs, as notes: workers lost, requests failed.
+     *
+     * @param list<string> $notes
+     */
+    private function noteTrouble(Scenario $scenario, string $series, Server $server, array &$notes): void
+    {
+        $this->noteCrashes($scenario, $series, $server, $notes);
+        $this->noteFailures($scenario, $series, $server, $notes);
+    }
+
+    /**
      * Adds a note (and says it) when $server lost workers while it was measured: its
      * figures then include time short of them, and its clients saw resets.
      *
@@ -197,6 +208,24 @@ final class Runner
         }
         $count = \count($crashes);
         $message = \sprintf('%d worker crash%s during the runs (%s%s): its figures include time short of a worker; its log is in logs/', $count, $count === 1 ? '' : 'es', $crashes[0], $count > 1 ? ', …' : '');
+        $this->progress->say("{$scenario->name()} · {$series}: {$message}");
+        $notes[] = "{$series} — {$message}";
+    }
+
+    /**
+     * Adds a note (and says it) when requests to $server failed in its handler: they were
+     * answered 500, which the figures count as non-2xx, and the first one logged says why.
+     *
+     * @param list<string> $notes
+     */
+    private function noteFailures(Scenario $scenario, string $series, Server $server, array &$notes): void
+    {
+        $failures = $server->failures();
+        if ($failures === []) {
+            return;
+        }
+        $count = \count($failures);
+        $message = \sprintf('%d request%s failed in the handler (%s%s): answered 500, counted as non-2xx; its log is in logs/', $count, $count === 1 ? '' : 's', \mb_strimwidth($failures[0], 0, 300, '…'), $count > 1 ? ', …' : '');
         $this->progress->say("{$scenario->name()} · {$series}: {$message}");
         $notes[] = "{$series} — {$message}";
     }

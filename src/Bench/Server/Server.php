@@ -15,6 +15,8 @@ final class Server
     /** A worker's unplanned exit, as bin/petrel's master and php-fpm log it. */
     private const CRASH = '/\bworker \d+ \(pid \d+\) (?:was killed by signal \d+|exited with code \d+).*?; (?:restarting|starting a fresh one)'
         . '|\bchild \d+ exited (?:on signal \d+|with code [1-9]\d*)[^\n]*/';
+    /** A request whose handler threw, as a Petrel worker logs it (Observability\Log::requestFailed()). */
+    private const FAILURE = '/\bpetrel: [A-Z]+ \S+ failed: [^\n]*/';
 
     /** @param list<ChildProcess> $processes */
     public function __construct(
@@ -46,15 +48,20 @@ final class Server
      */
     public function crashes(): array
     {
-        $crashes = [];
-        foreach ($this->processes as $process) {
-            \preg_match_all(self::CRASH, $process->output(), $matches);
-            foreach ($matches[0] as $line) {
-                $crashes[] = "{$process->name}: {$line}";
-            }
-        }
+        return $this->logged(self::CRASH);
+    }
 
-        return $crashes;
+    /**
+     * The requests whose handler failed, as its processes logged them: a Petrel worker's
+     * "petrel: GET / failed: Petrel\Database\ConnectionException: … Too many connections".
+     * Each was answered 500 and counts among the run's non-2xx answers; the report says why
+     * (a database refusing connections, an exhausted pool) rather than only how many.
+     *
+     * @return list<string> "process: line", in log order
+     */
+    public function failures(): array
+    {
+        return $this->logged(self::FAILURE);
     }
 
     public function stop(): void
@@ -62,5 +69,19 @@ final class Server
         foreach (\array_reverse($this->processes) as $process) {
             $process->stop();
         }
+    }
+
+    /** @return list<string> "process: match" for what $pattern matches in each process's log */
+    private function logged(string $pattern): array
+    {
+        $found = [];
+        foreach ($this->processes as $process) {
+            \preg_match_all($pattern, $process->output(), $matches);
+            foreach ($matches[0] as $line) {
+                $found[] = "{$process->name}: {$line}";
+            }
+        }
+
+        return $found;
     }
 }

@@ -125,6 +125,50 @@ final class RunnerTest extends TestCase
         self::assertStringContainsString('turns · b: ', $log);
     }
 
+    public function testRequestsThatFailedInTheHandlerAreNotedWithTheFirstCause(): void
+    {
+        $scenario = new TurnsScenario($this->workspace);
+        $scenario->failingServer = 'a'; // its page logs a failed request as a Petrel worker would
+        [$result, $log] = $this->runTurns($scenario);
+
+        self::assertCount(3, $result->points[0]->runs); // measured all the same
+        self::assertCount(1, $result->notes, \implode("\n", $result->notes));
+        self::assertMatchesRegularExpression('/^a — \\d+ requests failed in the handler \\(php-s-a: petrel: GET \\/ failed: '
+            . 'Petrel\\\\Database\\\\ConnectionException: Could not connect to MySQL at 127\\.0\\.0\\.1:3306: Too many connections \\(1040, SQLSTATE HY000\\), …\\): '
+            . 'answered 500, counted as non-2xx/', $result->notes[0]);
+        self::assertStringContainsString('turns · a: ', $log);
+    }
+
+    public function testFailedRequestsAreNotedForPointsMeasuredOneAfterTheOther(): void
+    {
+        \file_put_contents($this->workspace->path('www/index.php'), '<?php error_log("petrel: GET / failed: RuntimeException: boom"); echo "page ok";');
+        $options = new Options(['fake'], duration: 1, repeat: 1, warmup: 0);
+        $scenario = new FakeScenario($this->workspace);
+        $stream = \fopen('php://memory', 'w+');
+        self::assertIsResource($stream);
+        $runner = new Runner(new Rig($this->workspace, \dirname(__DIR__, 3), $options, []), new FakeLoad('fake'), new Progress($stream, 2, 1.0), \dirname($this->workspace->path('raw/run.txt')));
+
+        $result = $runner->run($scenario, $scenario->plan($options));
+
+        self::assertCount(2, $result->notes, \implode("\n", $result->notes));
+        self::assertMatchesRegularExpression('/^fresh — \\d+ requests? failed in the handler \\(php-s-fresh: petrel: GET \\/ failed: RuntimeException: boom(, …)?\\): answered 500/', $result->notes[0]);
+        self::assertMatchesRegularExpression('/^shared — \\d+ requests? failed in the handler/', $result->notes[1]);
+    }
+
+    public function testFailuresAreTheRequestsPetrelLogsAsFailed(): void
+    {
+        $lines = [
+            '[2026-11-28 18:12:15] [pid 564] [req 564-6] petrel: GET / failed: Petrel\\Pool\\PoolExhaustedException: No connection free after 5 s',
+            'Caused by Petrel\\Database\\Mysql\\MysqlException: MySQL error 1040 (HY000): Too many connections in /x.php:46',
+            '[2026-11-28 18:12:16] [pid 564] petrel: the event loop was blocked for 122 ms (threshold 100 ms) at /app.php:56',
+            '[2026-11-28 18:12:17] [pid 565] [req 565-9] petrel: POST /posts?draft=1 failed: RuntimeException: boom',
+        ];
+        self::assertSame([
+            'logger: petrel: GET / failed: Petrel\\Pool\\PoolExhaustedException: No connection free after 5 s',
+            'logger: petrel: POST /posts?draft=1 failed: RuntimeException: boom',
+        ], $this->serverThatLogged($lines)->failures());
+    }
+
     public function testCrashesAreTheUnplannedExitsPetrelAndPhpFpmLog(): void
     {
         $lines = [
@@ -137,16 +181,22 @@ final class RunnerTest extends TestCase
             '[28-Nov-2026 10:40:18] WARNING: [pool bench] child 2002 exited with code 255 after 3.1 seconds from start',
             '[28-Nov-2026 10:40:19] NOTICE: [pool bench] child 2003 exited with code 0 after 9.0 seconds from start',
         ];
-        $process = $this->workspace->spawn('logger', [\PHP_BINARY, '-r', 'echo ' . \var_export(\implode("\n", $lines) . "\n", true) . ';']);
-        $process->wait();
-
         self::assertSame([
             'logger: worker 2 (pid 18803) was killed by signal 11; restarting',
             'logger: worker 1 (pid 18804) exited with code 255 (Allowed memory size exhausted; see above); restarting',
             'logger: worker 1 (pid 18805) exited with code 0; starting a fresh one',
             'logger: child 2001 exited on signal 11 (SIGSEGV) after 12.5 seconds from start',
             'logger: child 2002 exited with code 255 after 3.1 seconds from start',
-        ], (new Server('logger', 'http://127.0.0.1:1', [$process]))->crashes());
+        ], $this->serverThatLogged($lines)->crashes());
+    }
+
+    /** @param list<string> $lines what the server's one process printed, its log */
+    private function serverThatLogged(array $lines): Server
+    {
+        $process = $this->workspace->spawn('logger', [\PHP_BINARY, '-r', 'echo ' . \var_export(\implode("\n", $lines) . "\n", true) . ';']);
+        $process->wait();
+
+        return new Server('logger', 'http://127.0.0.1:1', [$process]);
     }
 
     /**
@@ -307,6 +357,8 @@ final class TurnsScenario extends PhpServerScenario implements TakesTurns
 {
     /** A server whose page logs, on each request, the line bin/petrel's master logs for a crashed worker. */
     public ?string $crashingServer = null;
+    /** A server whose page logs, on each request, the line a Petrel worker logs for a request that failed. */
+    public ?string $failingServer = null;
 
     public function name(): string
     {
@@ -326,8 +378,12 @@ final class TurnsScenario extends PhpServerScenario implements TakesTurns
     {
         $page = $server === 'wrong' ? 'not it' : 'page ok';
         $index = $this->workspace->path("www-{$server}/index.php");
-        $crash = $server === $this->crashingServer ? 'error_log("petrel: worker 2 (pid 123) was killed by signal 11; restarting");' : '';
-        \file_put_contents($index, "<?php {$crash} echo \"{$page}\";");
+        $logs = $server === $this->crashingServer ? 'error_log("petrel: worker 2 (pid 123) was killed by signal 11; restarting");' : '';
+        if ($server === $this->failingServer) {
+            $logs .= 'error_log(' . \var_export('petrel: GET / failed: Petrel\\Database\\ConnectionException: Could not connect to MySQL at 127.0.0.1:3306: '
+                . 'Too many connections (1040, SQLSTATE HY000)', true) . ');';
+        }
+        \file_put_contents($index, "<?php {$logs} echo \"{$page}\";");
 
         return [\dirname($index), $page];
     }
