@@ -102,6 +102,25 @@ final class Machine
         return '';
     }
 
+    /** The max_connections of the MariaDB/MySQL at $url, or null if it cannot be asked. */
+    public static function mysqlMaxConnections(string $url): ?int
+    {
+        try {
+            return \Petrel\run(static function () use ($url): ?int {
+                $connection = MysqlConnection::connect(DatabaseConfig::fromUrl($url));
+                try {
+                    $max = $connection->query('SELECT @@max_connections AS m')[0]['m'] ?? null;
+
+                    return \is_numeric($max) ? (int) $max : null;
+                } finally {
+                    $connection->close();
+                }
+            });
+        } catch (Throwable) {
+            return null; // the scenario reports the server as it fails to reach it
+        }
+    }
+
     private static function mysqlVersion(string $url): string
     {
         try {

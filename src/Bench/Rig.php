@@ -41,17 +41,28 @@ final class Rig
         if ($this->mysqlMissing !== null) {
             throw $this->mysqlMissing;
         }
-        foreach (['DATABASE_URL', 'MYSQL_URL'] as $name) {
-            $url = $this->env[$name] ?? '';
-            if (\str_starts_with($url, 'mysql://')) {
-                return $this->mysqlUrl = $url;
-            }
+        $given = $this->givenMysqlUrl();
+        if ($given !== null) {
+            return $this->mysqlUrl = $given;
         }
         try {
             return $this->mysqlUrl = MariaDb::start($this->workspace);
         } catch (SkipException $missing) {
             throw $this->mysqlMissing = $missing;
         }
+    }
+
+    /** DATABASE_URL or MYSQL_URL when either is a mysql:// URL: a server the bench did not start. */
+    public function givenMysqlUrl(): ?string
+    {
+        foreach (['DATABASE_URL', 'MYSQL_URL'] as $name) {
+            $url = $this->env[$name] ?? '';
+            if (\str_starts_with($url, 'mysql://')) {
+                return $url;
+            }
+        }
+
+        return null;
     }
 
     public function app(string $relative): string

@@ -24,6 +24,41 @@ final class QueriesScenario implements Scenario
     public const CONNECTIONS = [100, 300, 500];
     public const MODES = ['sync', 'coroutine'];
     public const EXPECT = 'user5@example.com';
+    /** The connections a worker's pool may hold: `examples/db.php`'s PoolConfig max. */
+    public const POOL = 64;
+
+    /**
+     * The connections a MariaDB must take for every point to run: the most workers with full
+     * pools, and room for the bench's own and an administrator's.
+     */
+    public static function connectionsNeeded(): int
+    {
+        return \max(self::WORKERS) * self::POOL + 100;
+    }
+
+    /**
+     * What to say before the run when the given MariaDB takes $maxConnections: null when
+     * that is enough, else the warning (some requests of the largest points would be
+     * answered "Too many connections", 500s).
+     */
+    public static function capacityWarning(int $maxConnections): ?string
+    {
+        $needed = self::connectionsNeeded();
+        if ($maxConnections >= $needed) {
+            return null;
+        }
+
+        return \sprintf(
+            'the MariaDB given takes %s connections (max_connections); the %d-worker points may open up to %s '
+            . '(%d workers × a pool of %d): raise it to %s, or their requests beyond it fail with "Too many connections" (500s)',
+            \number_format($maxConnections),
+            \max(self::WORKERS),
+            \number_format(\max(self::WORKERS) * self::POOL),
+            \max(self::WORKERS),
+            self::POOL,
+            \number_format($needed),
+        );
+    }
 
     public function name(): string
     {
