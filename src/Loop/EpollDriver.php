@@ -4,11 +4,10 @@ declare(strict_types=1);
 
 namespace Petrel\Loop;
 
-use Closure;
 use Petrel\Loop\Internal\EpollStreams;
 use Petrel\Loop\Internal\Libc;
-use Petrel\Loop\Internal\Watcher;
 use Petrel\Loop\Internal\WatcherLoop;
+use Petrel\Loop\Internal\WatcherLoopDriver;
 
 /**
  * A Linux epoll driver through FFI: no descriptor limit but RLIMIT_NOFILE, and the cost of
@@ -33,13 +32,12 @@ use Petrel\Loop\Internal\WatcherLoop;
  * in a child (or release()) closes the inherited descriptors, and a driver used on in
  * the child registers its streams on an instance of its own.
  *
- * The watchers, timers, signals and ticks are Internal\WatcherLoop's, as for every driver;
- * this one waits for streams with Internal\EpollStreams.
+ * The watchers, timers, signals and ticks are Internal\WatcherLoop's, as for every driver
+ * (Internal\WatcherLoopDriver); this one waits for streams with Internal\EpollStreams.
  */
-final class EpollDriver implements Driver
+final class EpollDriver extends WatcherLoopDriver
 {
     private readonly EpollStreams $streams;
-    private readonly WatcherLoop $loop;
 
     /** @var \WeakMap<self, int>|null live drivers and the pid that made each */
     private static ?\WeakMap $instances = null;
@@ -63,7 +61,7 @@ final class EpollDriver implements Driver
         }
         self::$instances[$this] = $pid;
         $this->streams = new EpollStreams(Libc::ffi());
-        $this->loop = new WatcherLoop($this->streams);
+        parent::__construct(new WatcherLoop($this->streams));
     }
 
     /** Null if this driver works in this process, else why not, in one line. */
@@ -80,95 +78,5 @@ final class EpollDriver implements Driver
     public function release(): void
     {
         $this->streams->abandon();
-    }
-
-    public function defer(Closure $callback): int
-    {
-        return $this->loop->defer($callback);
-    }
-
-    public function delay(float $seconds, Closure $callback): int
-    {
-        return $this->loop->delay($seconds, $callback);
-    }
-
-    public function repeat(float $interval, Closure $callback): int
-    {
-        return $this->loop->repeat($interval, $callback);
-    }
-
-    public function onReadable(mixed $stream, Closure $callback): int
-    {
-        return $this->loop->onStream(Watcher::READABLE, $stream, $callback);
-    }
-
-    public function onWritable(mixed $stream, Closure $callback): int
-    {
-        return $this->loop->onStream(Watcher::WRITABLE, $stream, $callback);
-    }
-
-    public function onSignal(int $signal, Closure $callback): int
-    {
-        return $this->loop->onSignal($signal, $callback);
-    }
-
-    public function enable(int $id): void
-    {
-        $this->loop->enable($id);
-    }
-
-    public function disable(int $id): void
-    {
-        $this->loop->disable($id);
-    }
-
-    public function cancel(int $id): void
-    {
-        $this->loop->cancel($id);
-    }
-
-    public function reference(int $id): void
-    {
-        $this->loop->reference($id);
-    }
-
-    public function unreference(int $id): void
-    {
-        $this->loop->unreference($id);
-    }
-
-    public function run(): void
-    {
-        $this->loop->run();
-    }
-
-    public function awaitReadable(int $id): bool
-    {
-        return $this->loop->awaitReadable($id);
-    }
-
-    public function stop(): void
-    {
-        $this->loop->stop();
-    }
-
-    public function isRunning(): bool
-    {
-        return $this->loop->isRunning();
-    }
-
-    public function now(): float
-    {
-        return \hrtime(true) * 1e-9;
-    }
-
-    public function isReferenced(): bool
-    {
-        return $this->loop->isReferenced();
-    }
-
-    public function watchers(): array
-    {
-        return $this->loop->watchers();
     }
 }
