@@ -9,7 +9,8 @@ use Petrel\Coroutine\Suspension;
 use Petrel\Loop\Driver;
 
 /**
- * The loop side of a StreamSocket: waiting until its stream is readable or writable.
+ * The loop side of a StreamSocket (and of a PostgreSQL connection's socket once connected,
+ * Database\Pgsql\Internal\PgSocket): waiting until its stream is readable or writable.
  *
  * Each direction has one loop watcher, created on the first wait and then only enabled and
  * disabled, so a busy connection creates no garbage per wait. The read watcher stays

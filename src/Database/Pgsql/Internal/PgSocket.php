@@ -6,6 +6,7 @@ namespace Petrel\Database\Pgsql\Internal;
 
 use Petrel\Coroutine\Scheduler;
 use Petrel\Coroutine\Suspension;
+use Petrel\Socket\Internal\Readiness;
 use Throwable;
 
 /**
@@ -15,27 +16,25 @@ use Throwable;
  * suspends, or waits in place when the loop has nothing else to do.
  *
  * During the handshake each wait has a watcher of its own (the descriptor may change),
- * cancelled in wait()'s finally. Once settle() says the connection is up, reads use one
- * watcher for the connection's life: a watcher made per wait would cost the loop a
- * descriptor passed and closed and two epoll_ctl() per query. It stays enabled between
- * waits, unreferenced (an idle connection does not keep the loop running), so a query
- * waited for in place makes no call on the loop but the wait; referenced only while a
- * coroutine is suspended on it. Bytes that come with nobody waiting (a notice, the server
- * closing) disable it until the next wait: libpq reads them with the next command.
- * release() cancels it before the stream is closed.
+ * cancelled in wait()'s finally; so do waits to write (a flush of a large command, rare).
+ * Once settle() says the connection is up, reads wait through a Socket\Internal\Readiness
+ * on the stream, as a StreamSocket's do: one watcher for the connection's life (a watcher
+ * made per wait would cost the loop a descriptor passed and closed and two epoll_ctl() per
+ * query), kept enabled and unreferenced between waits (an idle pooled connection does not
+ * keep the loop running), a reply waited for in place when the loop has nothing else to
+ * do, and bytes that come with nobody waiting (a notice, the server closing) disabling it
+ * until the next wait: libpq reads them with the next command. release() cancels it
+ * before the stream is closed.
  *
  * @internal
  */
 final class PgSocket
 {
     private ?Suspension $suspension = null;
-    /** The watcher of the wait in progress. */
+    /** The watcher of the wait in progress (handshake, write). */
     private ?int $watcher = null;
-    /** The readable watcher kept between waits once settled; null before, and after release(). */
-    private ?int $readWatcher = null;
-    /** Whether $readWatcher is enabled. */
-    private bool $readWatched = false;
-    private bool $settled = false;
+    /** The reads' loop side once settled; null before, and after release(). */
+    private ?Readiness $readiness = null;
 
     /** @param resource $stream */
     public function __construct(private readonly mixed $stream)
@@ -45,7 +44,7 @@ final class PgSocket
     /** The handshake is done: the descriptor stays the same from now on. */
     public function settle(): void
     {
-        $this->settled = true;
+        $this->readiness ??= new Readiness($this->stream);
     }
 
     /**
@@ -58,40 +57,17 @@ final class PgSocket
      */
     public function wait(bool $writable, bool $soon = false): void
     {
-        $scheduler = Scheduler::get();
-        $driver = $scheduler->driver;
-        if (!$writable && $this->settled) {
-            if ($this->readWatcher === null) {
-                // wakeLast(): the callback does nothing after the wake, so the next wait of
-                // the coroutine it resumes may be in place.
-                $this->readWatcher = $driver->onReadable($this->stream, function (int $id, mixed $stream, bool $more) use ($scheduler, $driver): void {
-                    if ($this->suspension !== null && $this->watcher === $id) {
-                        $scheduler->wakeLast($this->suspension, $more);
-                    } else { // nobody waits to read (perhaps a flush waits to write)
-                        $this->readWatched = false;
-                        $driver->disable($id);
-                    }
-                });
-                $driver->unreference($this->readWatcher);
-            } elseif (!$this->readWatched) {
-                $driver->enable($this->readWatcher);
-            }
-            $this->readWatched = true;
-            $id = $this->readWatcher;
-            if ($soon && $scheduler->awaitReadable($id)) {
-                return;
-            }
-            $driver->reference($id);
-            $suspension = $scheduler->suspension();
-        } else {
-            $suspension = $scheduler->suspension();
-            $resume = static function () use ($suspension): void {
-                $suspension->resume();
-            };
-            $id = $writable ? $driver->onWritable($this->stream, $resume) : $driver->onReadable($this->stream, $resume);
+        if (!$writable && $this->readiness !== null) {
+            $this->readiness->waitReadable($soon);
+
+            return;
         }
-        $this->watcher = $id;
-        $this->suspension = $suspension;
+        $driver = Scheduler::get()->driver;
+        $suspension = $this->suspension = Scheduler::get()->suspension();
+        $resume = static function () use ($suspension): void {
+            $suspension->resume();
+        };
+        $id = $this->watcher = $writable ? $driver->onWritable($this->stream, $resume) : $driver->onReadable($this->stream, $resume);
         try {
             $suspension->suspend();
         } finally {
@@ -102,7 +78,7 @@ final class PgSocket
 
     public function isWaiting(): bool
     {
-        return $this->suspension !== null;
+        return $this->suspension !== null || $this->readiness?->reader !== null;
     }
 
     /** Wakes the coroutine in wait(), if any, by throwing $error there. */
@@ -114,6 +90,7 @@ final class PgSocket
         $suspension = $this->suspension;
         $this->suspension = null;
         $suspension?->throw($error);
+        $this->readiness?->reader?->throw($error);
     }
 
     /** Wakes the coroutine in wait(), if any, as if the socket were ready. */
@@ -125,16 +102,14 @@ final class PgSocket
         $suspension = $this->suspension;
         $this->suspension = null;
         $suspension?->resume();
+        $this->readiness?->reader?->resume();
     }
 
-    /** Cancels the kept watcher: before pg_close() closes the stream (Driver requires it). */
+    /** Cancels the reads' watcher: before pg_close() closes the stream (Driver requires it). */
     public function release(): void
     {
-        if ($this->readWatcher !== null) {
-            Scheduler::get()->driver->cancel($this->readWatcher);
-            $this->readWatcher = null;
-            $this->readWatched = false;
-        }
+        $this->readiness?->cancel();
+        $this->readiness = null;
     }
 
     /** Switches libpq's nonblocking mode on (ext-pgsql passes this flag straight to PQsetnonblocking()). */
@@ -159,15 +134,9 @@ final class PgSocket
         }
     }
 
-    /** The kept watcher is unreferenced (a no-op once cancelled); one made for a wait is cancelled. */
     private function stopWatching(int $id): void
     {
-        $driver = Scheduler::get()->driver;
-        if ($id === $this->readWatcher) {
-            $driver->unreference($id);
-        } else {
-            $driver->cancel($id);
-        }
+        Scheduler::get()->driver->cancel($id);
         if ($this->watcher === $id) {
             $this->watcher = null;
         }
