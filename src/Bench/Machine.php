@@ -106,16 +106,9 @@ final class Machine
     public static function mysqlMaxConnections(string $url): ?int
     {
         try {
-            return \Petrel\run(static function () use ($url): ?int {
-                $connection = MysqlConnection::connect(DatabaseConfig::fromUrl($url));
-                try {
-                    $max = $connection->query('SELECT @@max_connections AS m')[0]['m'] ?? null;
+            $max = self::mysqlValue($url, 'SELECT @@max_connections');
 
-                    return \is_numeric($max) ? (int) $max : null;
-                } finally {
-                    $connection->close();
-                }
-            });
+            return \is_numeric($max) ? (int) $max : null;
         } catch (Throwable) {
             return null; // the scenario reports the server as it fails to reach it
         }
@@ -124,18 +117,30 @@ final class Machine
     private static function mysqlVersion(string $url): string
     {
         try {
-            return \Petrel\run(static function () use ($url): string {
-                $connection = MysqlConnection::connect(DatabaseConfig::fromUrl($url));
-                try {
-                    $version = $connection->query('SELECT VERSION() AS v')[0]['v'] ?? '';
+            $version = self::mysqlValue($url, 'SELECT VERSION()');
 
-                    return \is_scalar($version) ? (string) $version : '';
-                } finally {
-                    $connection->close();
-                }
-            });
+            return \is_scalar($version) ? (string) $version : '';
         } catch (Throwable $error) {
             return 'unknown (' . $error->getMessage() . ')';
         }
+    }
+
+    /**
+     * The one value $sql selects, on a connection of its own to $url, closed after.
+     *
+     * @throws Throwable when the server cannot be reached or the query fails
+     */
+    private static function mysqlValue(string $url, string $sql): mixed
+    {
+        return \Petrel\run(static function () use ($url, $sql): mixed {
+            $connection = MysqlConnection::connect(DatabaseConfig::fromUrl($url));
+            try {
+                $row = $connection->query($sql)[0] ?? [];
+
+                return $row === [] ? null : \reset($row);
+            } finally {
+                $connection->close();
+            }
+        });
     }
 }
