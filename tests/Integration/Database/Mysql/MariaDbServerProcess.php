@@ -4,21 +4,20 @@ declare(strict_types=1);
 
 namespace Petrel\Tests\Integration\Database\Mysql;
 
+use Petrel\Tests\Support\ServerProcess;
+
 /**
  * A private, throwaway MariaDB server for tests that need server settings the shared one
  * lacks (TLS): a fresh data directory (mariadb-install-db, under a second) in a temporary
  * directory, the server on a free loopback port and a Unix socket, removed by stop().
  * root@localhost logs in over the socket without a password.
  */
-final class MariaDbServerProcess
+final class MariaDbServerProcess extends ServerProcess
 {
     /** @param resource $process */
-    private function __construct(
-        private readonly mixed $process,
-        public readonly string $dir,
-        public readonly string $socket,
-        public readonly int $port,
-    ) {
+    private function __construct(mixed $process, string $dir, string $socket, public readonly int $port)
+    {
+        parent::__construct($process, $dir, $socket);
     }
 
     /** Why no private server can be started here, or null when it can. */
@@ -40,8 +39,7 @@ final class MariaDbServerProcess
      */
     public static function start(array $arguments = []): self
     {
-        $dir = \sys_get_temp_dir() . '/petrel-mariadb-' . \bin2hex(\random_bytes(6));
-        \mkdir($dir, 0700);
+        $dir = self::directory('mariadb');
         $asRoot = \function_exists('posix_getuid') && \posix_getuid() === 0 ? ['--user=root'] : [];
         $install = [(string) self::find('mariadb-install-db'), '--no-defaults', "--datadir={$dir}/data", ...$asRoot,
             '--auth-root-authentication-method=normal', '--skip-test-db'];
@@ -71,57 +69,8 @@ final class MariaDbServerProcess
             throw new \RuntimeException('Could not start mariadbd');
         }
         $server = new self($process, $dir, $socket, $port);
-        $deadline = \hrtime(true) + 30_000_000_000;
-        while (!self::accepts($socket)) {
-            if (!\proc_get_status($process)['running'] || \hrtime(true) > $deadline) {
-                $log = (string) @\file_get_contents("{$dir}/error.log");
-                $server->stop();
-                throw new \RuntimeException("mariadbd did not start:\n{$log}");
-            }
-            \usleep(20_000);
-        }
+        self::awaitSocket($server, 30.0, "{$dir}/error.log", 'mariadbd');
 
         return $server;
-    }
-
-    public function stop(): void
-    {
-        if (\is_resource($this->process)) {
-            \proc_terminate($this->process, \SIGKILL);
-            \proc_close($this->process);
-        }
-        self::remove($this->dir);
-    }
-
-    private static function accepts(string $socket): bool
-    {
-        if (!\file_exists($socket)) {
-            return false;
-        }
-        $client = @\stream_socket_client("unix://{$socket}", $errno, $error, 1.0);
-        if ($client === false) {
-            return false;
-        }
-        \fclose($client);
-
-        return true;
-    }
-
-    private static function find(string $binary): ?string
-    {
-        foreach ([...\explode(\PATH_SEPARATOR, (string) \getenv('PATH')), '/usr/sbin', '/usr/bin'] as $dir) {
-            if ($dir !== '' && \is_executable("{$dir}/{$binary}")) {
-                return "{$dir}/{$binary}";
-            }
-        }
-
-        return null;
-    }
-
-    private static function remove(string $dir): void
-    {
-        if ($dir !== '' && \str_starts_with($dir, \sys_get_temp_dir() . '/petrel-mariadb-') && \is_dir($dir)) {
-            \exec('rm -rf ' . \escapeshellarg($dir));
-        }
     }
 }
