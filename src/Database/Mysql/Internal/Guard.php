@@ -22,7 +22,10 @@ use Throwable;
  * (Guard itself has no leave(): the claim lives in its ExclusiveUse). A failure mid-command
  * (fail()) leaves the protocol out of step: the socket is closed and the connection stays
  * unusable, with the reason kept for later calls; a command cut short by a deadline or a
- * cancellation also gets its statement killed on the server (QueryKiller).
+ * cancellation also gets its statement killed on the server (QueryKiller). A transaction
+ * open at the failure is lost with the connection: the exception thrown says so, or, when
+ * that is the deadline's or cancellation's own (which the caller may catch and go on), the
+ * next call's does, so no later statement of the transaction runs elsewhere unawares.
  *
  * @internal
  */
@@ -36,6 +39,8 @@ final class Guard
     public ?string $unusable = null;
     /** The coroutine sending KILL QUERY after an interrupted command, if any. */
     public ?Coroutine $killer = null;
+    /** A transaction was lost with the connection, and no exception has said so yet. */
+    private bool $transactionLostUnreported = false;
 
     public function __construct(
         private readonly Link $link,
@@ -50,16 +55,19 @@ final class Guard
     public function enter(): void
     {
         if ($this->unusable !== null) {
-            throw new ConnectionException("The MySQL connection to {$this->link->where} is unusable: {$this->unusable}");
+            $lost = $this->transactionLostUnreported;
+            $this->transactionLostUnreported = false;
+
+            throw new ConnectionException("The MySQL connection to {$this->link->where} is unusable: {$this->unusable}", 0, null, $lost);
         }
         $this->use->enter();
     }
 
     /**
      * Marks the connection unusable after a failure mid-command, closes the socket, and
-     * returns what to throw: deadlines and cancellations as they are, lost connections and
-     * protocol errors as ConnectionException, saying so when a transaction was open (the
-     * server rolls it back).
+     * returns what to throw: deadlines and cancellations as they are (the next call then
+     * tells of a transaction that was open), lost connections and protocol errors as
+     * ConnectionException, saying so when a transaction was open (the server rolls it back).
      */
     public function fail(Throwable $e, bool $inTransaction = false): Throwable
     {
@@ -70,12 +78,17 @@ final class Guard
         if ($this->unusable !== null) {
             return $e;
         }
+        $lost = '; the transaction open on it was lost (the server rolls it back)';
         if ($inTransaction && $e instanceof ConnectionException) {
-            $e = new ConnectionException($e->getMessage() . '; the transaction open on it was lost (the server rolls it back)', 0, $e, true);
+            $e = new ConnectionException($e->getMessage() . $lost, 0, $e, true);
         }
         $this->unusable = $e instanceof CancelledException
             ? "a command was interrupted ({$e->getMessage()}), leaving the protocol out of step"
             : $e->getMessage();
+        if ($inTransaction && !$e instanceof ConnectionException) {
+            $this->unusable .= $lost;
+            $this->transactionLostUnreported = true;
+        }
         $this->link->socket->close();
         if ($e instanceof CancelledException && $this->killOnCancel) {
             try {

@@ -19,6 +19,8 @@ use PgSql\Connection as PgConnection;
  */
 final class Link
 {
+    private const TRANSACTION_LOST = '; the transaction open on it was lost (the server rolls it back)';
+
     private ?PgConnection $handle;
     private ?PgSocket $socket;
     private ?string $failure = null;
@@ -111,15 +113,24 @@ final class Link
 
     /**
      * Tears the connection down without waiting for anything and marks it dead with
-     * $reason. A coroutine waiting on the socket is woken with a ConnectionException.
+     * $reason. A coroutine waiting on the socket is woken with a ConnectionException. A
+     * transaction open on it is lost: the next exception this link makes says so (the
+     * caller's own, after a deadline or a cancellation, cannot).
+     *
+     * @return bool whether a transaction was lost with it
      */
-    public function abort(string $reason): void
+    public function abort(string $reason): bool
     {
+        $lost = $this->handle !== null && $this->failure === null && $this->transaction !== \PGSQL_TRANSACTION_IDLE;
+        if ($lost) {
+            $reason .= self::TRANSACTION_LOST;
+            $this->transactionLostUnreported = true;
+        }
         $this->failure ??= $reason;
         $handle = $this->handle;
         $socket = $this->socket;
         if ($handle === null || $socket === null) {
-            return;
+            return $lost;
         }
         $this->handle = null;
         $this->socket = null;
@@ -132,6 +143,8 @@ final class Link
             \pg_consume_input($handle);
         }
         \pg_close($handle);
+
+        return $lost;
     }
 
     /**
@@ -141,12 +154,9 @@ final class Link
     public function lost(string $message, bool $thrown = true): ConnectionException
     {
         $message = Failure::clean($message, $this->password);
-        $inTransaction = $this->handle !== null && $this->failure === null && $this->transaction !== \PGSQL_TRANSACTION_IDLE;
-        if ($inTransaction) {
-            $message .= '; the transaction open on it was lost (the server rolls it back)';
-            $this->transactionLostUnreported = true;
+        if ($this->abort("the connection was lost ({$message})")) {
+            $message .= self::TRANSACTION_LOST;
         }
-        $this->abort("the connection was lost ({$message})");
         $e = new ConnectionException("PostgreSQL connection to {$this->where} lost: {$message}");
 
         return $thrown ? $this->report($e) : $e;
