@@ -98,7 +98,7 @@ final class RedisConnection
      */
     public function command(string $name, string|int|float ...$args): mixed
     {
-        CommandArgs::guard($name);
+        CommandArgs::guard($name, $args);
 
         return $this->call([$name, ...\array_values($args)]);
     }

@@ -40,7 +40,7 @@ final class RedisPipeline implements \Countable
      */
     public function command(string $name, string|int|float ...$args): self
     {
-        CommandArgs::guard($name);
+        CommandArgs::guard($name, $args);
 
         return $this->add([$name, ...\array_values($args)]);
     }

@@ -26,21 +26,42 @@ final class CommandArgs
         'DISCARD' => 'transaction() (a closure that throws discards)',
         'HELLO' => 'RedisConfig::withProtocol() (the protocol is fixed per connection)',
         'RESET' => 'a new connection',
+        // The connection's state, which a pool hands on to the next borrower: the next
+        // coroutine's keys would land in another database, its transaction() fail on
+        // keys it never watched, a new AUTH hold until the connection is replaced.
+        'SELECT' => 'RedisConfig::withDatabase() or the URL\'s /N, for a client of its own on that database',
+        'WATCH' => 'watch(), which the connection and its pool keep track of',
+        'UNWATCH' => 'unwatch()',
+        'AUTH' => 'the password and username of RedisConfig or the URL, which reconnections use too',
+        'QUIT' => 'close()',
     ];
+
+    /** CLIENT subcommands refused: with REPLY OFF or SKIP the server stops answering, and the next call would wait forever. */
+    private const RESERVED_CLIENT = ['REPLY' => 'nothing: every command through this client expects its reply'];
 
     private function __construct()
     {
     }
 
-    /** @throws RedisError when $name is a command that command() must not send */
-    public static function guard(string $name): void
+    /**
+     * @param array<string|int|float> $args
+     *
+     * @throws RedisError when $name is a command that command() must not send
+     */
+    public static function guard(string $name, array $args = []): void
     {
         $upper = \strtoupper($name);
-        if (isset(self::RESERVED[$upper])) {
+        $instead = self::RESERVED[$upper] ?? null;
+        if ($upper === 'CLIENT' && $args !== []) {
+            $subcommand = \strtoupper((string) \reset($args));
+            $instead = self::RESERVED_CLIENT[$subcommand] ?? null;
+            $upper .= " {$subcommand}";
+        }
+        if ($instead !== null) {
             throw new RedisError(\sprintf(
                 'Redis %s cannot be sent through command(): it changes the state of the connection; use %s',
                 $upper,
-                self::RESERVED[$upper],
+                $instead,
             ));
         }
     }

@@ -47,8 +47,30 @@ final class CommandArgsTest extends TestCase
     {
         CommandArgs::guard('GET');
         CommandArgs::guard('subscriber');
+        CommandArgs::guard('CLIENT', ['ID']);
+        CommandArgs::guard('client', ['kill', 'ID', 7]);
+        CommandArgs::guard('CLIENT');
         $this->expectException(RedisError::class);
         $this->expectExceptionMessage('Redis PSUBSCRIBE cannot be sent through command()');
         CommandArgs::guard('psubscribe');
+    }
+
+    /**
+     * Commands that change what a pooled connection is for the next borrower: its database,
+     * its watched keys, its user, whether the server answers at all.
+     */
+    public function testGuardRefusesTheConnectionStateAPoolHandsOn(): void
+    {
+        foreach ([['select', [5], 'SELECT', 'withDatabase()'], ['WATCH', ['k'], 'WATCH', 'watch()'], ['unwatch', [], 'UNWATCH', 'unwatch()'],
+            ['AUTH', ['user', 'pw'], 'AUTH', 'RedisConfig'], ['QUIT', [], 'QUIT', 'close()'],
+            ['client', ['reply', 'off'], 'CLIENT REPLY', 'expects its reply'], ['CLIENT', ['SKIP' => 'REPLY', 'x' => 'SKIP'], 'CLIENT REPLY', 'expects its reply']] as [$name, $args, $shown, $instead]) {
+            try {
+                CommandArgs::guard($name, $args);
+                self::fail("{$name} should be refused");
+            } catch (RedisError $e) {
+                self::assertStringStartsWith("Redis {$shown} cannot be sent through command()", $e->getMessage());
+                self::assertStringContainsString($instead, $e->getMessage());
+            }
+        }
     }
 }
