@@ -12,7 +12,9 @@ namespace Petrel\Database\Mysql\Internal;
  *
  * PHP values map to: int → LONGLONG (8 bytes, signed), float → DOUBLE, bool → TINY (0/1),
  * null → NULL (bitmap only), string, \Stringable, \DateTimeInterface ('Y-m-d H:i:s[.u]')
- * → VAR_STRING (length-encoded), backed enum → its value. Anything else is a TypeError.
+ * → VAR_STRING (length-encoded), backed enum → its value. NaN and ±INF, which the server
+ * cannot hold (it stores garbage or 0 without an error), are a ValueError; anything else
+ * is a TypeError.
  */
 final class ExecuteEncoder
 {
@@ -47,6 +49,14 @@ final class ExecuteEncoder
                 $bitmap[$i >> 3] |= 1 << ($i & 7);
                 $types .= "\x06\x00";
             } elseif (\is_float($value)) {
+                if (!\is_finite($value)) {
+                    throw new \ValueError(\sprintf(
+                        'Cannot bind %s to prepared statement parameter %d: MySQL and MariaDB have no NaN or infinity '
+                        . '(the server would store a wrong number or 0 without an error); bind null, or check is_finite() first',
+                        \is_nan($value) ? 'NAN' : ($value > 0 ? 'INF' : '-INF'),
+                        $i + 1,
+                    ));
+                }
                 $types .= "\x05\x00";
                 $values .= pack('e', $value);
             } elseif (\is_bool($value)) {

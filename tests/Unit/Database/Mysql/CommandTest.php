@@ -107,6 +107,20 @@ final class CommandTest extends TestCase
         Command::stmtExecute(1, [1, []]);
     }
 
+    /** The server has neither: bound as a DOUBLE it stores PHP_INT_MIN in a BIGINT, 0.00 in a DECIMAL, without an error. */
+    public function testNanAndInfinityAreRefusedBeforeAnythingIsSent(): void
+    {
+        foreach ([[\NAN, 'NAN'], [\INF, 'INF'], [-\INF, '-INF']] as [$value, $shown]) {
+            try {
+                Command::stmtExecute(1, [1.5, $value]);
+                self::fail("{$shown} must be refused");
+            } catch (\ValueError $e) {
+                self::assertStringStartsWith("Cannot bind {$shown} to prepared statement parameter 2: MySQL and MariaDB have no NaN or infinity", $e->getMessage());
+            }
+        }
+        self::assertSame(\pack('e', -0.0), \substr(Command::stmtExecute(1, [-0.0]), -8), 'finite floats, -0.0 too, are bound as ever');
+    }
+
     public function testNamedParametersAreRejected(): void
     {
         $this->expectException(\ValueError::class);
