@@ -10,7 +10,9 @@ use Petrel\Database\QueryException;
 /**
  * Turns a server's ERR packet into the Database layer's exceptions: a QueryException
  * (SQLSTATE, error number, the SQL without parameter values, the codec's MysqlException as
- * previous), or a ConnectionException for the errors after which the server hangs up.
+ * previous), or a ConnectionException for the errors after which the server hangs up:
+ * those below, and any of SQLSTATE class 08 (connection exception), such as 1153
+ * ER_NET_PACKET_TOO_LARGE (08S01) for a command above max_allowed_packet.
  *
  * @internal
  */
@@ -29,7 +31,7 @@ final class ServerError
     public static function toException(ErrPacket $error, string $where, string $sql): QueryException|ConnectionException
     {
         $message = "{$error->message} ({$error->code}, SQLSTATE {$error->sqlState})";
-        if (isset(self::FATAL[$error->code])) {
+        if (isset(self::FATAL[$error->code]) || \str_starts_with($error->sqlState, '08')) {
             return new ConnectionException("Lost connection to MySQL at {$where}: {$message}", $error->code, $error->toException());
         }
 

@@ -91,6 +91,31 @@ final class FailureTest extends MysqlTestCase
         });
     }
 
+    /**
+     * A command above max_allowed_packet gets 1153 (SQLSTATE 08S01) and the server hangs
+     * up: a ConnectionException at once, telling of the transaction, not a QueryException
+     * ("the connection stays usable") followed by a broken pipe on the next call.
+     */
+    public function testACommandAboveMaxAllowedPacketLosesTheConnectionAndSaysSo(): void
+    {
+        $this->async(function (): void {
+            $db = $this->connect();
+            $limit = (int) $db->query('SELECT @@max_allowed_packet AS n')[0]['n'];
+            if ($limit > 64 << 20) {
+                self::markTestSkipped("max_allowed_packet is {$limit} bytes here");
+            }
+            $db->beginTransaction();
+            try {
+                $db->query('SELECT LENGTH(?) AS n', [\str_repeat('z', $limit + 1024)]);
+                self::fail('the server refuses a packet above its limit');
+            } catch (ConnectionException $e) {
+                self::assertStringContainsString('(1153, SQLSTATE 08S01)', $e->getMessage());
+                self::assertTrue($e->transactionLost, $e->getMessage());
+            }
+            self::assertFalse($db->isUsable());
+        }, 30.0);
+    }
+
     public function testAnIdleConnectionKilledByTheServerIsNoLongerUsable(): void
     {
         $this->async(function (): void {
