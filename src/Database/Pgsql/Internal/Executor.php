@@ -142,19 +142,21 @@ final class Executor
 
     /**
      * A cached statement the server no longer accepts: its result type changed (ALTER
-     * TABLE under a SELECT *: 0A000) or it is gone (DEALLOCATE ALL, DISCARD ALL: 26000). It
-     * leaves the cache; outside a transaction run() then runs the SQL afresh, inside one
-     * (now aborted) the error is rethrown.
+     * TABLE under a SELECT *: a StalePlan, 0A000) or it is gone (DEALLOCATE ALL, DISCARD
+     * ALL: 26000). It leaves the cache; outside a transaction run() then runs the SQL
+     * afresh, inside one (now aborted) the error is rethrown. Any other error, another
+     * 0A000 included (a function's feature_not_supported, after it may have done work), is
+     * rethrown: the statement ran.
      */
     private function stale(QueryException $e, string $sql, string $name): void
     {
-        $state = $e->getSqlState();
-        if ($state !== '0A000' && $state !== '26000') {
+        $stalePlan = $e instanceof StalePlan;
+        if (!$stalePlan && $e->getSqlState() !== '26000') {
             throw $e;
         }
         $this->cache?->remove($sql);
         unset($this->casts[$name]);
-        if ($state === '0A000') {
+        if ($stalePlan) {
             $this->exchange->forget($name);
         }
         if ($this->exchange->transactionStatus() !== \PGSQL_TRANSACTION_IDLE) {

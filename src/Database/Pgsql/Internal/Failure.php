@@ -14,12 +14,19 @@ use PgSql\Result as PgResult;
  */
 final class Failure
 {
-    /** A statement the server rejected: primary message, detail and hint, SQLSTATE as driver code. */
+    /**
+     * A statement the server rejected: primary message, detail and hint, SQLSTATE as driver
+     * code; a StalePlan when a prepared statement's result type changed (the server names
+     * the function that raised it, which is not translated as the message may be).
+     */
     public static function query(PgResult $result, string $sql): QueryException
     {
         $sqlState = self::field($result, \PGSQL_DIAG_SQLSTATE) ?? 'HY000';
+        $message = "PostgreSQL error {$sqlState}: " . self::text($result);
 
-        return new QueryException("PostgreSQL error {$sqlState}: " . self::text($result), $sqlState, $sqlState, $sql);
+        return $sqlState === '0A000' && self::field($result, \PGSQL_DIAG_SOURCE_FUNCTION) === 'RevalidateCachedQuery'
+            ? new StalePlan($message, $sqlState, $sqlState, $sql)
+            : new QueryException($message, $sqlState, $sqlState, $sql);
     }
 
     /** The message of an error result: primary text, then detail and hint when present. */

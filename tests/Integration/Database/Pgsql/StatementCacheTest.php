@@ -114,6 +114,37 @@ final class StatementCacheTest extends PgsqlTestCase
         });
     }
 
+    /**
+     * Only the plan cache's 0A000 ("cached plan must not change result type") means the
+     * statement did not run: a function's own feature_not_supported comes after it may
+     * have done work, and running the statement again would do that work twice.
+     */
+    public function testAnotherErrorOfSqlState0A000IsNotRunAgain(): void
+    {
+        $this->async(function (): void {
+            $db = $this->connect();
+            $db->execute('CREATE TEMPORARY SEQUENCE calls');
+            $db->execute(<<<'SQL'
+                CREATE FUNCTION pg_temp.refuse() RETURNS int LANGUAGE plpgsql AS $$
+                BEGIN
+                    PERFORM nextval('calls');
+                    RAISE EXCEPTION 'not supported here' USING ERRCODE = '0A000';
+                END $$
+                SQL);
+            for ($run = 1; $run <= 3; $run++) { // unnamed, then prepared, then by name
+                try {
+                    $db->query('SELECT pg_temp.refuse() AS r');
+                    self::fail('the function raises');
+                } catch (QueryException $e) {
+                    self::assertSame('0A000', $e->getSqlState());
+                    self::assertStringContainsString('not supported here', $e->getMessage());
+                }
+                self::assertSame($run, $db->query('SELECT last_value FROM calls')[0]['last_value'], "run {$run}: one call");
+            }
+            self::assertContains('SELECT pg_temp.refuse() AS r', $this->cached($db), 'the statement stays prepared');
+        });
+    }
+
     /** @return list<string> SQL of the statements the cache prepared (but cached()'s own) */
     private function cached(PgsqlConnection $db): array
     {
