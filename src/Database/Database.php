@@ -14,11 +14,16 @@ use Petrel\Pool\PoolConfig;
 /**
  * The database of an app: a pool of connections for this worker, and the query methods
  * most code needs. Each coroutine (each request) leases one connection on its first query
- * and returns it when it ends, so a request sees its own transaction and session state
- * (SET, temporary tables, LAST_INSERT_ID()) and two requests can never share a connection.
- * A connection that broke, or that a request left inside an open transaction, is closed
- * rather than reused; idle ones killed by a server restart are noticed at checkout and
- * replaced.
+ * and returns it when it ends, so a request's statements share one session (its
+ * transaction, LAST_INSERT_ID(), a SET) and two requests can never share a connection at
+ * once. A connection that broke, that a request left inside an open transaction, or (MySQL)
+ * with autocommit off, is closed rather than reused; idle ones killed by a server restart
+ * are noticed at checkout and replaced. Other session state is not reset between leases
+ * (no round trip per request): a SET, a temporary table, a user variable, an advisory or
+ * GET_LOCK() lock, LOCK TABLES, a PostgreSQL SET SESSION CHARACTERISTICS stay with the
+ * connection for the next coroutine that leases it. Scope such state to a transaction (SET
+ * LOCAL on PostgreSQL, SET STATEMENT … FOR on MariaDB) or undo it, or close the connection
+ * when done with it ($db->connection()->close(): the pool replaces it).
  *
  * Long-lived coroutines (the run() closure of a consumer, a WebSocket connection, a timer):
  *  - A lease not used for PoolConfig::leaseIdleTimeout (10 s) goes back to the pool while
@@ -62,7 +67,8 @@ final class Database
             "{$config->driver} {$config->where()}",
             $connect,
             $poolConfig,
-            isUsable: static fn (Connection $c): bool => $c->isUsable() && !$c->inTransaction(),
+            isUsable: static fn (Connection $c): bool => $c->isUsable() && !$c->inTransaction()
+                && (!$c instanceof MysqlConnection || $c->autocommits()),
             healthCheck: static fn (Connection $c) => $c->ping(),
             close: static fn (Connection $c) => $c->close(),
             // A network connection may be closed by its server while it idles; an SQLite

@@ -180,6 +180,17 @@ final class MysqlConnection implements Connection
         return $this->guard->unusable === null && $this->reader->inTransaction();
     }
 
+    /**
+     * Whether the session autocommits, from the server's status flags (no round trip).
+     * After `SET autocommit = 0` every statement opens a transaction that only COMMIT
+     * ends; the Database pool closes such a connection rather than hand it to another
+     * coroutine, whose writes would then be rolled back unseen.
+     */
+    public function autocommits(): bool
+    {
+        return $this->reader->autocommits();
+    }
+
     public function transaction(Closure $work): mixed
     {
         $this->beginTransaction();

@@ -168,6 +168,11 @@ final class ResponseReader
         return ($this->status & ServerStatus::IN_TRANS) !== 0;
     }
 
+    public function autocommits(): bool
+    {
+        return ($this->status & ServerStatus::AUTOCOMMIT) !== 0;
+    }
+
     /** Status bookkeeping for one response event; returns the server's error, if it was one. */
     private function handle(ResultDecoder $decoder, ResultEvent $event): ?ErrPacket
     {

@@ -5,10 +5,14 @@ declare(strict_types=1);
 namespace Petrel\Tests\Integration\Database\Mysql;
 
 use Petrel\Database\Connection;
+use Petrel\Database\Database;
 use Petrel\Database\DatabaseError;
 use Petrel\Database\Mysql\MysqlConnection;
 use Petrel\Database\QueryException;
+use Petrel\Pool\PoolConfig;
 use PHPUnit\Framework\Attributes\CoversClass;
+
+use function Petrel\go;
 
 #[CoversClass(MysqlConnection::class)]
 final class TransactionTest extends MysqlTestCase
@@ -51,6 +55,41 @@ final class TransactionTest extends MysqlTestCase
             self::assertFalse($db->inTransaction());
             $db->commit(); // harmless without a transaction
             self::assertFalse($db->inTransaction());
+        });
+    }
+
+    /**
+     * With autocommit off every statement opens a transaction: a pooled connection left so
+     * would take the next coroutine's writes into a transaction nobody commits, rolled back
+     * unseen when the pool closes it. The pool closes it when it comes back instead.
+     */
+    public function testAConnectionLeftWithoutAutocommitIsNotHandedToTheNextCoroutine(): void
+    {
+        $table = $this->table('ac');
+        $this->async(function () use ($table): void {
+            $db = new Database(self::config(), new PoolConfig(max: 1));
+            go(static fn () => $db->execute("CREATE TABLE {$table} (id INT PRIMARY KEY) ENGINE=InnoDB"))->join();
+            $first = go(static function () use ($db): int {
+                $connection = $db->connection();
+                \assert($connection instanceof MysqlConnection);
+                self::assertTrue($connection->autocommits());
+                $db->execute('SET autocommit = 0');
+                self::assertFalse($connection->autocommits());
+                self::assertFalse($connection->inTransaction(), 'no statement yet: no transaction');
+
+                return $connection->connectionId();
+            })->join();
+            $second = go(static function () use ($db, $table): int {
+                $connection = $db->connection();
+                \assert($connection instanceof MysqlConnection);
+                self::assertTrue($connection->autocommits());
+                $db->execute("INSERT INTO {$table} VALUES (1)");
+
+                return $connection->connectionId();
+            })->join();
+            self::assertNotSame($first, $second, 'a new connection');
+            self::assertSame(1, go(static fn () => $db->scalar("SELECT COUNT(*) FROM {$table}"))->join(), 'the write committed');
+            $db->close();
         });
     }
 
