@@ -8,12 +8,11 @@ use Petrel\Database\ConnectionException;
 use Petrel\Database\Database;
 use Petrel\Database\Mysql\MysqlConnection;
 use Petrel\Pool\PoolConfig;
-use Petrel\Coroutine\TimeoutException;
+use Petrel\Tests\Support\DeadlineInTransaction;
 use PHPUnit\Framework\Attributes\CoversClass;
 
 use function Petrel\go;
 use function Petrel\sleep;
-use function Petrel\timeout;
 
 /**
  * A long-lived coroutine (a consumer's run() closure, a WebSocket connection) whose
@@ -25,6 +24,8 @@ use function Petrel\timeout;
 #[CoversClass(Database::class)]
 final class DeadConnectionTest extends MysqlTestCase
 {
+    use DeadlineInTransaction;
+
     public function testAConnectionKilledByTheServerIsReplacedForTheNextQuery(): void
     {
         $this->async(function (): void {
@@ -122,61 +123,13 @@ final class DeadConnectionTest extends MysqlTestCase
     }
 
     /**
-     * A deadline that cuts a query short closes the connection (the protocol is out of step),
-     * and with it the transaction. The caller may catch the deadline and go on: the next
-     * statement must not then run on another connection, outside the transaction (committed
-     * by itself, while the first was rolled back), nor a commit() report success.
+     * A deadline that cuts a query short inside a transaction: see DeadlineInTransaction. No
+     * KILL QUERY after the deadline (its coroutine would outlive the test): what is tested
+     * is the client's side, which is the same with it.
      */
     public function testAQueryCutShortByADeadlineInsideATransactionLeavesTheNextStatementsToSayItWasLost(): void
     {
-        $table = $this->table('cut');
-        $this->async(function () use ($table): void {
-            // No KILL QUERY after the deadline (its coroutine would outlive the test): what is
-            // tested is the client's side, which is the same with it.
-            $config = self::config(['kill_on_cancel' => '0']);
-            $db = new Database($config);
-            $db->execute("CREATE TABLE {$table} (id INT PRIMARY KEY)");
-            try {
-                $db->transaction(static function () use ($db, $table): void {
-                    $db->execute("INSERT INTO {$table} VALUES (1)");
-                    try {
-                        timeout(0.2, static fn () => $db->query('SELECT SLEEP(1)'));
-                        self::fail('the query must be cut short');
-                    } catch (TimeoutException) {
-                        // an optional step: the caller goes on
-                    }
-                    $db->execute("INSERT INTO {$table} VALUES (2)");
-                });
-                self::fail('the transaction was lost: the statement after the deadline must say so');
-            } catch (ConnectionException $e) {
-                self::assertTrue($e->transactionLost, $e->getMessage());
-                self::assertStringContainsString('transaction was lost', $e->getMessage());
-            }
-            self::assertSame(0, $db->scalar("SELECT COUNT(*) FROM {$table}"), 'nothing committed, nothing run outside the transaction');
-
-            $connection = $this->connect($config);
-            $connection->beginTransaction();
-            $connection->execute("INSERT INTO {$table} VALUES (3)");
-            try {
-                timeout(0.2, static fn () => $connection->query('SELECT SLEEP(1)'));
-                self::fail('the query must be cut short');
-            } catch (TimeoutException) {
-            }
-            try {
-                $connection->commit();
-                self::fail('commit() of a lost transaction must throw');
-            } catch (ConnectionException $e) {
-                self::assertTrue($e->transactionLost, 'the first call after the deadline tells of the lost transaction');
-            }
-            try {
-                $connection->query('SELECT 1');
-                self::fail('the connection is closed');
-            } catch (ConnectionException $e) {
-                self::assertFalse($e->transactionLost, 'told once');
-            }
-            self::assertSame(0, $db->scalar("SELECT COUNT(*) FROM {$table}"));
-            $db->close();
-        }, 30.0);
+        $this->assertADeadlineInsideATransactionMakesTheNextStatementSayItWasLost('SELECT SLEEP(1)', ['kill_on_cancel' => '0']);
     }
 
     public function testTheErrorAfterWaitTimeoutNamesTheServer(): void

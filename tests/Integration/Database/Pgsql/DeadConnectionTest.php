@@ -7,11 +7,10 @@ namespace Petrel\Tests\Integration\Database\Pgsql;
 use Petrel\Database\ConnectionException;
 use Petrel\Database\Database;
 use Petrel\Database\Pgsql\PgsqlConnection;
-use Petrel\Coroutine\TimeoutException;
+use Petrel\Tests\Support\DeadlineInTransaction;
 use PHPUnit\Framework\Attributes\CoversClass;
 
 use function Petrel\sleep;
-use function Petrel\timeout;
 
 /**
  * A long-lived coroutine whose PostgreSQL connection the server ends (pg_terminate_backend,
@@ -21,6 +20,8 @@ use function Petrel\timeout;
 #[CoversClass(Database::class)]
 final class DeadConnectionTest extends PgsqlTestCase
 {
+    use DeadlineInTransaction;
+
     public function testAConnectionTerminatedByTheServerIsReplacedForTheNextQuery(): void
     {
         $this->async(function (): void {
@@ -75,59 +76,10 @@ final class DeadConnectionTest extends PgsqlTestCase
         }, 30.0);
     }
 
-    /**
-     * A deadline that cuts a query short closes the connection (the protocol is out of step),
-     * and with it the transaction. The caller may catch the deadline and go on: the next
-     * statement must not then run on another connection, outside the transaction (committed
-     * by itself, while the first was rolled back), nor a commit() report success.
-     */
+    /** A deadline that cuts a query short inside a transaction: see DeadlineInTransaction. */
     public function testAQueryCutShortByADeadlineInsideATransactionLeavesTheNextStatementsToSayItWasLost(): void
     {
-        $table = $this->table('cut');
-        $this->async(function () use ($table): void {
-            $db = new Database(self::config());
-            $db->execute("CREATE TABLE {$table} (id INT PRIMARY KEY)");
-            try {
-                $db->transaction(static function () use ($db, $table): void {
-                    $db->execute("INSERT INTO {$table} VALUES (1)");
-                    try {
-                        timeout(0.2, static fn () => $db->query('SELECT pg_sleep(1)'));
-                        self::fail('the query must be cut short');
-                    } catch (TimeoutException) {
-                        // an optional step: the caller goes on
-                    }
-                    $db->execute("INSERT INTO {$table} VALUES (2)");
-                });
-                self::fail('the transaction was lost: the statement after the deadline must say so');
-            } catch (ConnectionException $e) {
-                self::assertTrue($e->transactionLost, $e->getMessage());
-                self::assertStringContainsString('transaction was lost', $e->getMessage());
-            }
-            self::assertSame(0, $db->scalar("SELECT COUNT(*) FROM {$table}"), 'nothing committed, nothing run outside the transaction');
-
-            $connection = $this->connect();
-            $connection->beginTransaction();
-            $connection->execute("INSERT INTO {$table} VALUES (3)");
-            try {
-                timeout(0.2, static fn () => $connection->query('SELECT pg_sleep(1)'));
-                self::fail('the query must be cut short');
-            } catch (TimeoutException) {
-            }
-            try {
-                $connection->commit();
-                self::fail('commit() of a lost transaction must throw');
-            } catch (ConnectionException $e) {
-                self::assertTrue($e->transactionLost, 'the first call after the deadline tells of the lost transaction');
-            }
-            try {
-                $connection->query('SELECT 1');
-                self::fail('the connection is closed');
-            } catch (ConnectionException $e) {
-                self::assertFalse($e->transactionLost, 'told once');
-            }
-            self::assertSame(0, $db->scalar("SELECT COUNT(*) FROM {$table}"));
-            $db->close();
-        }, 30.0);
+        $this->assertADeadlineInsideATransactionMakesTheNextStatementSayItWasLost('SELECT pg_sleep(1)');
     }
 
     /**
