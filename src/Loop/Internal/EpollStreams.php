@@ -192,14 +192,16 @@ final class EpollStreams implements StreamWaiter
         if (($cell = TickCounter::$cell) !== null) {
             $cell[0] = ++TickCounter::$count;
         }
+        if ($count < 0) {
+            // errno now, before anything else can set it: a signal's callback below may make
+            // a Fiber (whose stack naming, prctl(), fails with EINVAL on some kernels) or
+            // fail a syscall, and an interrupted wait (EINTR) would then look fatal.
+            $epoll->checkWaitError();
+        }
         if ($signals->pending !== []) {
             $signals->dispatch();
         }
         if ($count <= 0) {
-            if ($count < 0) {
-                $epoll->checkWaitError();
-            }
-
             return;
         }
         $stride = $epoll->stride;

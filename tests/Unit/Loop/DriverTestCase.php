@@ -318,6 +318,34 @@ abstract class DriverTestCase extends TestCase
         self::assertLessThan(2.0, (\hrtime(true) - $start) / 1e9);
     }
 
+    /**
+     * A signal's callback that leaves errno set (here a failed open(); in a worker, go()
+     * making a Fiber, whose stack naming fails with EINVAL on some kernels) must not turn
+     * the interrupted wait it woke into a fatal loop error: a graceful stop with an open
+     * WebSocket crashed its worker so.
+     */
+    public function testASignalCallbackThatSetsErrnoDoesNotFailTheInterruptedWait(): void
+    {
+        if (!\function_exists('pcntl_fork')) {
+            self::markTestSkipped('needs ext-pcntl');
+        }
+        $parent = \getmypid();
+        $pid = \pcntl_fork();
+        if ($pid === 0) {
+            \usleep(50000);
+            \posix_kill($parent, \SIGUSR2);
+            exit(0);
+        }
+        $got = false;
+        $this->loop->onSignal(\SIGUSR2, function (int $id) use (&$got): void {
+            $got = @\fopen('/nonexistent/petrel-' . \getmypid(), 'r') === false; // errno ENOENT
+            $this->loop->cancel($id);
+        });
+        $this->loop->run();
+        \pcntl_waitpid($pid, $status);
+        self::assertTrue($got);
+    }
+
     public function testManyTimersCancelledLeaveNothingBehind(): void
     {
         for ($i = 0; $i < 10000; $i++) {
