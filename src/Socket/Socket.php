@@ -29,7 +29,12 @@ interface Socket
      */
     public function readLine(string $delimiter = "\n", int $maxBytes = 65536): ?string;
 
-    /** Writes all of $data, waiting while the kernel's send buffer is full (backpressure). */
+    /**
+     * Writes all of $data, waiting while the kernel's send buffer is full (backpressure).
+     * A wait cut short by a deadline or a cancellation after part of $data went out closes
+     * the socket: the peer holds a cut message, and whatever followed would be read as the
+     * rest of it. A write interrupted before any of its bytes went out leaves it open.
+     */
     public function write(string $data): void;
 
     /** Writes $data, then shuts down the sending side (half-close); reading goes on. */

@@ -112,6 +112,7 @@ final class StreamSocket implements Socket
         if ($data === '') {
             return;
         }
+        $begun = false; // some of $data went out
         if (!$this->writing && \strlen($data) <= self::WRITE_CHUNK) {
             // Most writes: nobody else is writing and one fwrite() takes it all, so there
             // is no turn to take. What it leaves (a full socket buffer) goes the long way.
@@ -123,6 +124,7 @@ final class StreamSocket implements Socket
                 $this->failWrite();
             }
             $data = \substr($data, $written);
+            $begun = $written > 0;
         }
         if ($this->writing) {
             $this->waitTurnToWrite();
@@ -142,7 +144,14 @@ final class StreamSocket implements Socket
                     return;
                 }
                 if ($written < \strlen($chunk)) {
-                    $this->readiness->waitWritable();
+                    try {
+                        $this->readiness->waitWritable();
+                    } catch (\Throwable $e) {
+                        if ($begun || $offset > 0) {
+                            $this->close(); // a cut message: see Socket::write()
+                        }
+                        throw $e;
+                    }
                 }
             }
         } finally {

@@ -27,7 +27,8 @@ use Petrel\WebSocket\Internal\Utf8Validator;
  * ends; nothing is thrown at the application: receive() returns null and
  * getCloseCode()/getCloseReason() say why. send() writes each message whole, in one
  * socket write, so messages from several coroutines never interleave; it waits while the
- * socket's send buffer is full.
+ * socket's send buffer is full. A deadline or cancellation that ends that wait after part
+ * of the message went out closes the connection (1006): nothing may follow a cut frame.
  *
  * @implements \IteratorAggregate<int, Message>
  */
@@ -226,6 +227,13 @@ final class WebSocket implements \IteratorAggregate
             $this->state->record(CloseCode::ABNORMAL, $e->getMessage(), true);
             $this->socket->close();
             throw new ClosedException('The WebSocket connection was lost: ' . $e->getMessage(), 0, $e);
+        } catch (\Throwable $e) {
+            if ($this->socket->isClosed()) {
+                // A deadline or cancellation cut the message after part of it went out: the
+                // socket closed itself, as nothing may follow a cut frame (Socket::write()).
+                $this->state->record(CloseCode::ABNORMAL, 'a message was cut short by ' . $e::class . ' while it was being sent', false);
+            }
+            throw $e;
         }
     }
 }

@@ -154,6 +154,48 @@ final class SocketTest extends AsyncTestCase
         });
     }
 
+    /**
+     * A write whose wait a deadline cuts short after part of it went out leaves the peer a
+     * cut message: the socket closes, so nothing is written after it (a WebSocket's next
+     * frame would be read as the rest of the cut one). A writer that times out while queued
+     * behind it, nothing of its own sent, leaves the socket open.
+     */
+    public function testAWriteCutShortMidMessageClosesTheSocketAndOneNotBegunDoesNot(): void
+    {
+        $this->async(function (): void {
+            [$a, $b] = self::pair();
+            $big = \str_repeat('A', 8 * 1024 * 1024); // more than the kernel's buffers hold
+            $first = go(static function () use ($a, $big): void {
+                try {
+                    timeout(0.3, static fn () => $a->write($big));
+                    self::fail('the peer does not read: the write must time out');
+                } catch (TimeoutException) {
+                }
+            });
+            try {
+                timeout(0.1, static fn () => $a->write('queued'));
+                self::fail('the queued write waits for its turn');
+            } catch (TimeoutException) {
+            }
+            self::assertFalse($a->isClosed(), 'a write that sent nothing leaves the socket open');
+            $first->join();
+            self::assertTrue($a->isClosed(), 'part of the message went out: the socket is closed');
+            try {
+                $a->write('B');
+                self::fail('nothing may be written after a cut message');
+            } catch (ClosedException) {
+            }
+            $received = 0;
+            while (($chunk = $b->read()) !== null) {
+                self::assertSame(\str_repeat('A', \strlen($chunk)), $chunk);
+                $received += \strlen($chunk);
+            }
+            self::assertGreaterThan(0, $received);
+            self::assertLessThan(\strlen($big), $received, 'the peer sees the cut message end with the connection');
+            $b->close();
+        });
+    }
+
     public function testTwoConcurrentReadersIsAnError(): void
     {
         $this->async(function (): void {
