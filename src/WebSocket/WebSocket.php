@@ -22,7 +22,11 @@ use Petrel\WebSocket\Internal\Utf8Validator;
  * A coroutine of its own (Internal\Receiver) reads the socket for the connection's whole
  * life: it answers pings, handles the close handshake, pings an idle peer, and queues
  * whole messages for receive() (a few at most: a reader who does not keep up stops the
- * reading, which is the backpressure TCP passes on to the peer). A peer that breaks the
+ * reading, which is the backpressure TCP passes on to the peer; the peer's pings and close
+ * frame, read in order with its messages, then wait too: a handler that only sends takes
+ * the messages in a coroutine of its own, go(fn () => iterator_count($ws))). A peer that
+ * stops reading while we send is dropped (1006) once a control frame has waited the close
+ * timeout behind the data. A peer that breaks the
  * protocol gets a close frame with the right code (1002, 1007, 1009) and the connection
  * ends; nothing is thrown at the application: receive() returns null and
  * getCloseCode()/getCloseReason() say why. send() writes each message whole, in one

@@ -83,12 +83,22 @@ final class Receiver
         }
     }
 
-    /** A control frame: a failed write only means the reader will see EOF. */
+    /**
+     * A control frame: a failed write only means the reader will see EOF. It waits at most
+     * the close timeout: a peer that stopped reading has its send buffer full behind our
+     * messages, and the ping for its idleness, the pong, our close frame would otherwise wait
+     * with it forever (and the idle and close timeouts never start). Then the connection is
+     * dropped (1006): the reader ends on the closed socket.
+     */
     public function writeControl(int $opcode, string $payload): void
     {
+        $frame = $this->encoder->frame($opcode, $payload);
         try {
-            $this->socket->write($this->encoder->frame($opcode, $payload));
+            Scheduler::get()->timeout($this->options->closeTimeout, fn () => $this->socket->write($frame));
         } catch (SocketException) {
+        } catch (TimeoutException) {
+            $this->state->record(CloseCode::ABNORMAL, \sprintf('The peer stopped reading: a control frame could not be sent within %s s', $this->options->closeTimeout), true);
+            $this->socket->close();
         }
     }
 

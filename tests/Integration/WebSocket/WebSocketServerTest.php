@@ -123,6 +123,39 @@ final class WebSocketServerTest extends AsyncTestCase
         });
     }
 
+    /**
+     * A peer that stops reading while the server sends: its send buffer fills, the server's
+     * ping for idleness and its close frame queue behind the data. They wait at most the
+     * close timeout; then the connection is dropped (1006) and the sender learns it, not
+     * held for as long as the peer stays silent.
+     */
+    public function testAPeerThatStopsReadingIsDroppedAfterTheIdleAndCloseTimeouts(): void
+    {
+        $this->async(static function (): void {
+            $ended = new Channel(1);
+            $handler = static function (WebSocket $ws) use ($ended): void {
+                $chunk = \str_repeat('x', 256 * 1024);
+                try {
+                    while (true) {
+                        $ws->sendBinary($chunk);
+                    }
+                } catch (ClosedException) {
+                }
+                $ended->push([$ws->getCloseCode(), $ws->getCloseReason()]);
+            };
+            $options = new WebSocketOptions(idleTimeout: 0.3, closeTimeout: 0.3);
+            TestServer::run($handler, static function (string $address) use ($ended): void {
+                $client = RawClient::connect($address); // handshakes, then never reads
+                $started = \hrtime(true);
+                [$code, $reason] = $ended->pop(5.0);
+                self::assertSame(1006, $code);
+                self::assertStringContainsString('The peer stopped reading', $reason);
+                self::assertLessThan(3.0, (\hrtime(true) - $started) / 1e9);
+                $client->socket->close();
+            }, $options);
+        });
+    }
+
     public function testConcurrentSendersNeverInterleaveFrames(): void
     {
         $this->async(static function (): void {
