@@ -35,7 +35,9 @@ final class Daemon
         }
         if ($pid > 0) {
             \fclose($pair[1]);
-            $answer = \stream_get_contents($pair[0]);
+            // One line, not up to EOF: the workers the master forks before it answers hold
+            // copies of the other end, which would keep EOF away until they all exit.
+            $answer = \fgets($pair[0]);
             $answer = \is_string($answer) ? \trim($answer) : '';
             if (\str_starts_with($answer, 'ok ')) {
                 \fwrite(\STDERR, \substr($answer, 3) . "\n");
