@@ -267,6 +267,7 @@ final class WorkerTable
         $label = $this->labelOf($number);
         @\cli_set_process_title("{$this->config->title}: {$label}");
         $context = new WorkerContext($this->numberInKind($number), $pipe, $watchdogCells);
+        OpcacheRevalidation::run(); // the code on disk, not the master's first compile of it
         try {
             $entry = $this->isTask($number) ? $this->taskWorkerEntry : $this->workerEntry;
             \assert($entry !== null);
