@@ -12,8 +12,11 @@ use Petrel\Socket\SocketException;
 
 /**
  * Writes a response body that is not a string: a file's bytes in 256 KiB pieces, a stream's
- * chunks (framed for chunked encoding when asked). $progress runs after each piece, so the
- * connection can push its write deadline on.
+ * chunks (framed for chunked encoding when asked). $writing(true) runs before each socket
+ * write and $writing(false) after it, so the connection's write deadline covers the writes
+ * only: a stream may wait as long as it likes for its next chunk (a long poll, server-sent
+ * events), as a handler may for its response, while a peer that stops reading is still cut
+ * off.
  *
  * @internal
  */
@@ -22,29 +25,32 @@ final class BodyWriter
     private const FILE_PIECE = 262144;
 
     /**
-     * @param \Closure(): void $progress
+     * @param \Closure(bool): void $writing
      * @throws SocketException if the socket fails or the file cannot be read
      */
-    public static function write(Socket $socket, ResponseBody $body, bool $chunked, \Closure $progress): void
+    public static function write(Socket $socket, ResponseBody $body, bool $chunked, \Closure $writing): void
     {
         if ($body instanceof FileBody) {
-            self::writeFile($socket, $body, $progress);
+            self::writeFile($socket, $body, $writing);
         } elseif ($body instanceof StreamBody) {
+            $writing(false); // the head went out: the first chunk may take its time too
             foreach ($body->getChunks() as $chunk) {
                 if ($chunk === '') {
                     continue;
                 }
+                $writing(true);
                 $socket->write($chunked ? ResponseEncoder::chunk($chunk) : $chunk);
-                $progress();
+                $writing(false);
             }
             if ($chunked) {
+                $writing(true);
                 $socket->write(ResponseEncoder::lastChunk());
             }
         }
     }
 
-    /** @param \Closure(): void $progress */
-    private static function writeFile(Socket $socket, FileBody $body, \Closure $progress): void
+    /** @param \Closure(bool): void $writing */
+    private static function writeFile(Socket $socket, FileBody $body, \Closure $writing): void
     {
         $file = @\fopen($body->getPath(), 'rb');
         if ($file === false) {
@@ -59,8 +65,8 @@ final class BodyWriter
                     throw new SocketException("{$body->getPath()} ended early while sending it");
                 }
                 $left -= \strlen($chunk);
+                $writing(true);
                 $socket->write($chunk);
-                $progress();
             }
         } finally {
             \fclose($file);

@@ -376,8 +376,8 @@ final class Http1Connection
         } else {
             $this->socket->write($encoder->encodeHead($response, $protocol, $keepAlive, $isHead, $this->date));
             if (ResponseEncoder::sendsBody($response, $isHead)) {
-                BodyWriter::write($this->socket, $body, $encoder->usesChunking($response, $protocol, $isHead), function (): void {
-                    $this->deadline = \hrtime(true) * 1e-9 + $this->writeTimeout;
+                BodyWriter::write($this->socket, $body, $encoder->usesChunking($response, $protocol, $isHead), function (bool $writing): void {
+                    $this->deadline = $writing ? \hrtime(true) * 1e-9 + $this->writeTimeout : \INF;
                 });
             }
         }

@@ -167,6 +167,34 @@ final class Http1ConnectionTest extends AsyncTestCase
         });
     }
 
+    /**
+     * The write timeout covers the writes, not the waits of a streamed body for its next
+     * chunk: a long poll or an event stream quiet for longer than writeTimeout was cut off
+     * by the sweeper while its client read everything.
+     */
+    public function testAStreamedBodyHasNoWriteDeadlineWhileItWaitsForItsNextChunk(): void
+    {
+        $this->async(function (): void {
+            $seen = [];
+            $connection = null;
+            $config = new ServerConfig(writeTimeout: 400.0);
+            $handler = static function () use (&$connection, &$seen): Response {
+                return Response::stream((static function () use (&$connection, &$seen): \Generator {
+                    $seen['first'] = $connection->deadline; // the head went out
+                    yield 'a';
+                    $seen['between'] = $connection->deadline;
+                    yield 'b';
+                })());
+            };
+            $socket = new MemorySocket(["GET / HTTP/1.1\r\nHost: x\r\n\r\n"], true);
+            $connection = $this->connection($socket, $handler, $config);
+            $connection->start();
+            $this->waitClosed($connection);
+            self::assertSame(['first' => \INF, 'between' => \INF], $seen);
+            self::assertStringEndsWith("1\r\na\r\n1\r\nb\r\n0\r\n\r\n", $socket->written());
+        });
+    }
+
     public function testMalformedInputIsAnsweredWithItsStatusThenALingeringClose(): void
     {
         $this->async(function (): void {
