@@ -296,16 +296,7 @@ abstract class DriverTestCase extends TestCase
 
     public function testSignalWakesABlockedWait(): void
     {
-        if (!\function_exists('pcntl_fork')) {
-            self::markTestSkipped('needs ext-pcntl');
-        }
-        $parent = \getmypid();
-        $pid = \pcntl_fork();
-        if ($pid === 0) {
-            \usleep(50000);
-            \posix_kill($parent, \SIGUSR2);
-            exit(0);
-        }
+        $pid = $this->signalFromAChild(\SIGUSR2);
         $got = false;
         $this->loop->onSignal(\SIGUSR2, function (int $id) use (&$got): void {
             $got = true;
@@ -326,16 +317,7 @@ abstract class DriverTestCase extends TestCase
      */
     public function testASignalCallbackThatSetsErrnoDoesNotFailTheInterruptedWait(): void
     {
-        if (!\function_exists('pcntl_fork')) {
-            self::markTestSkipped('needs ext-pcntl');
-        }
-        $parent = \getmypid();
-        $pid = \pcntl_fork();
-        if ($pid === 0) {
-            \usleep(50000);
-            \posix_kill($parent, \SIGUSR2);
-            exit(0);
-        }
+        $pid = $this->signalFromAChild(\SIGUSR2);
         $got = false;
         $this->loop->onSignal(\SIGUSR2, function (int $id) use (&$got): void {
             $got = @\fopen('/nonexistent/petrel-' . \getmypid(), 'r') === false; // errno ENOENT
@@ -486,19 +468,10 @@ abstract class DriverTestCase extends TestCase
 
     public function testSignalWakesAWaitWithStreamsWatched(): void
     {
-        if (!\function_exists('pcntl_fork')) {
-            self::markTestSkipped('needs ext-pcntl');
-        }
         [$a] = $this->pair();
         $stream = $this->loop->onReadable($a, static function (): void {
         });
-        $parent = (int) \getmypid();
-        $pid = \pcntl_fork();
-        if ($pid === 0) {
-            \usleep(50000);
-            \posix_kill($parent, \SIGUSR2);
-            exit(0);
-        }
+        $pid = $this->signalFromAChild(\SIGUSR2);
         $got = false;
         $this->loop->onSignal(\SIGUSR2, function (int $id) use (&$got, $stream): void {
             $got = true;
@@ -558,6 +531,26 @@ abstract class DriverTestCase extends TestCase
         \sort($got);
         self::assertSame($expected, $got);
         self::assertSame([], $this->loop->watchers());
+    }
+
+    /**
+     * Forks a child that sends $signal to this process 50 ms later, while the loop waits
+     * (the test skips without ext-pcntl); the child's pid, for pcntl_waitpid().
+     */
+    private function signalFromAChild(int $signal): int
+    {
+        if (!\function_exists('pcntl_fork')) {
+            self::markTestSkipped('needs ext-pcntl');
+        }
+        $parent = (int) \getmypid();
+        $pid = \pcntl_fork();
+        if ($pid === 0) {
+            \usleep(50000);
+            \posix_kill($parent, $signal);
+            exit(0);
+        }
+
+        return $pid;
     }
 
     private function peerSeesEof(mixed $peer): bool
