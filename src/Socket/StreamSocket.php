@@ -112,19 +112,17 @@ final class StreamSocket implements Socket
         if ($data === '') {
             return;
         }
-        $begun = false; // some of $data went out
+        $offset = 0; // how much of $data went out
         if (!$this->writing && \strlen($data) <= self::WRITE_CHUNK) {
             // Most writes: nobody else is writing and one fwrite() takes it all, so there
             // is no turn to take. What it leaves (a full socket buffer) goes the long way.
-            $written = @\fwrite($this->stream, $data);
-            if ($written === \strlen($data)) {
+            $offset = @\fwrite($this->stream, $data);
+            if ($offset === \strlen($data)) {
                 return;
             }
-            if ($written === false) {
+            if ($offset === false) {
                 $this->failWrite();
             }
-            $data = \substr($data, $written);
-            $begun = $written > 0;
         }
         if ($this->writing) {
             $this->waitTurnToWrite();
@@ -132,7 +130,6 @@ final class StreamSocket implements Socket
         $this->writing = true;
         try {
             $length = \strlen($data);
-            $offset = 0;
             while (true) {
                 $chunk = $offset === 0 && $length <= self::WRITE_CHUNK ? $data : \substr($data, $offset, self::WRITE_CHUNK);
                 $written = @\fwrite($this->stream, $chunk);
@@ -147,7 +144,7 @@ final class StreamSocket implements Socket
                     try {
                         $this->readiness->waitWritable();
                     } catch (\Throwable $e) {
-                        if ($begun || $offset > 0) {
+                        if ($offset > 0) {
                             $this->close(); // a cut message: see Socket::write()
                         }
                         throw $e;
