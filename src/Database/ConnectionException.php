@@ -14,6 +14,9 @@ namespace Petrel\Database;
  */
 class ConnectionException extends DatabaseException
 {
+    /** What every driver adds to the message of a connection lost with a transaction open. */
+    public const TRANSACTION_LOST = '; the transaction open on it was lost (the server rolls it back)';
+
     public function __construct(string $message = '', int $code = 0, ?\Throwable $previous = null, public readonly bool $transactionLost = false)
     {
         parent::__construct($message, $code, $previous);

@@ -78,15 +78,14 @@ final class Guard
         if ($this->unusable !== null) {
             return $e;
         }
-        $lost = '; the transaction open on it was lost (the server rolls it back)';
         if ($inTransaction && $e instanceof ConnectionException) {
-            $e = new ConnectionException($e->getMessage() . $lost, 0, $e, true);
+            $e = new ConnectionException($e->getMessage() . ConnectionException::TRANSACTION_LOST, 0, $e, true);
         }
         $this->unusable = $e instanceof CancelledException
             ? "a command was interrupted ({$e->getMessage()}), leaving the protocol out of step"
             : $e->getMessage();
         if ($inTransaction && !$e instanceof ConnectionException) {
-            $this->unusable .= $lost;
+            $this->unusable .= ConnectionException::TRANSACTION_LOST;
             $this->transactionLostUnreported = true;
         }
         $this->link->socket->close();

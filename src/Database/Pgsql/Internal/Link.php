@@ -19,8 +19,6 @@ use PgSql\Connection as PgConnection;
  */
 final class Link
 {
-    private const TRANSACTION_LOST = '; the transaction open on it was lost (the server rolls it back)';
-
     private ?PgConnection $handle;
     private ?PgSocket $socket;
     private ?string $failure = null;
@@ -123,7 +121,7 @@ final class Link
     {
         $lost = $this->handle !== null && $this->failure === null && $this->transaction !== \PGSQL_TRANSACTION_IDLE;
         if ($lost) {
-            $reason .= self::TRANSACTION_LOST;
+            $reason .= ConnectionException::TRANSACTION_LOST;
             $this->transactionLostUnreported = true;
         }
         $this->failure ??= $reason;
@@ -155,7 +153,7 @@ final class Link
     {
         $message = Failure::clean($message, $this->password);
         if ($this->abort("the connection was lost ({$message})")) {
-            $message .= self::TRANSACTION_LOST;
+            $message .= ConnectionException::TRANSACTION_LOST;
         }
         $e = new ConnectionException("PostgreSQL connection to {$this->where} lost: {$message}");
 
