@@ -23,29 +23,25 @@ final class OpcacheRevalidation
     {
     }
 
-    /** @return int how many cached scripts were dropped */
-    public static function run(): int
+    public static function run(): void
     {
         if (!\function_exists('opcache_get_status') || !\filter_var(\ini_get('opcache.validate_timestamps'), \FILTER_VALIDATE_BOOL)) {
-            return 0;
+            return;
         }
         $status = @\opcache_get_status(true);
         if (!\is_array($status) || !\is_array($status['scripts'] ?? null)) {
-            return 0; // opcache off, or restricted (opcache.restrict_api)
+            return; // opcache off, or restricted (opcache.restrict_api)
         }
         \clearstatcache();
-        $dropped = 0;
         foreach ($status['scripts'] as $path => $script) {
             $compiled = \is_array($script) ? ($script['timestamp'] ?? null) : null;
             if (!\is_string($path) || !\is_int($compiled)) {
                 continue;
             }
             $modified = @\filemtime($path);
-            if ($modified !== $compiled && @\opcache_invalidate($path, true)) {
-                ++$dropped;
+            if ($modified !== $compiled) {
+                @\opcache_invalidate($path, true);
             }
         }
-
-        return $dropped;
     }
 }
