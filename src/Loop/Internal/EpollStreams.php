@@ -23,7 +23,7 @@ use Petrel\Loop\TickCounter;
  * instance and channel and re-registers every stream. Each wait checks for a fork by
  * reading $mark, a byte the kernel zeroes in a child: no syscall per wait.
  *
- * Why one class of ~420 lines: the maps above, the fork state and the descriptor channel
+ * Why one class of ~430 lines: the maps above, the fork state and the descriptor channel
  * are read by every wait, the in-place wait (awaitReadable()) and every watcher change;
  * split apart, each wait and each event would pay calls across the split, on the loop's
  * hottest path.
