@@ -13,6 +13,8 @@ use Petrel\Http\Internal\MimeTypes;
  * CR/LF can never split the response (\ValueError). Framing headers (Content-Length,
  * Transfer-Encoding) are written by the encoder from the body, not taken from here. A 101
  * always carries a Connection header ("Upgrade" unless given): the server relies on it.
+ * The status is a final one: 101, or 200–599; the other 1xx are interim responses the
+ * server sends itself (100 Continue) and a handler's answer cannot be one (\ValueError).
  */
 final class Response
 {
@@ -307,8 +309,10 @@ final class Response
 
     private static function checkStatus(int $status): int
     {
-        if ($status < 100 || $status > 599) {
-            throw new \ValueError(\sprintf('Invalid HTTP status %d', $status));
+        if ($status < 200 && $status !== 101 || $status > 599) {
+            throw new \ValueError($status >= 100 && $status < 200
+                ? \sprintf('HTTP status %d is an interim response; a response is final: 101 or 200-599', $status)
+                : \sprintf('Invalid HTTP status %d', $status));
         }
 
         return $status;

@@ -107,6 +107,9 @@ final class ResponseTest extends TestCase
         yield 'redirect to a CRLF URL' => [static fn () => Response::redirect("/a\r\nSet-Cookie: evil=1")];
         yield 'status 99' => [static fn () => new Response(99)];
         yield 'status 600' => [static fn () => Response::text('')->withStatus(600)];
+        yield 'status 100, interim' => [static fn () => new Response(100)];
+        yield 'status 103, interim' => [static fn () => Response::text('')->withStatus(103)];
+        yield 'status 199, interim' => [static fn () => new Response(199)];
         yield 'cookie name with space' => [static fn () => new Cookie('a b', 'v')];
         yield 'cookie name with =' => [static fn () => new Cookie('a=b', 'v')];
         yield 'cookie path with ;' => [static fn () => new Cookie('a', 'v', path: '/; Domain=evil')];
