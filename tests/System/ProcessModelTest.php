@@ -128,6 +128,24 @@ final class ProcessModelTest extends AsyncTestCase
         self::assertFileDoesNotExist($server->pidFile);
     }
 
+    /**
+     * A client that sent part of a head and stalled held the stop for the whole graceful
+     * timeout (30 s by default): it gets the grace an idle connection gets, and the
+     * server exits in about a second. The drain still waits for a request in flight.
+     */
+    public function testAStalledHalfHeadDoesNotHoldTheStop(): void
+    {
+        $server = (new PetrelProcess(self::APP, ['--workers=1']))->start();
+        $stalled = \stream_socket_client("tcp://{$server->address}", $errno, $error, 5.0);
+        self::assertIsResource($stalled, $error);
+        \fwrite($stalled, "GET / HTTP/1.1\r\nHost: x\r\n");
+        \usleep(200_000); // read by the worker
+        $started = \hrtime(true);
+        self::assertSame(0, $server->stop(10.0));
+        self::assertLessThan(5.0, (\hrtime(true) - $started) / 1e9, 'well within the 30 s graceful timeout');
+        self::assertSame('', (string) \stream_get_contents($stalled), 'closed without an answer: no request came');
+    }
+
     public function testMaxRequestsRecyclesWorkers(): void
     {
         $server = (new PetrelProcess(self::APP, ['--workers=1', '--max-requests=5']))->start();

@@ -41,7 +41,7 @@ use function Petrel\sleep;
  * and hears of its end through ConnectionHost::connectionClosed(), once, whether it ended in
  * its coroutine or was closed while parked.
  *
- * Why one class of ~450 lines: reading, parking, responding, upgrading and lingering are
+ * Why one class of ~460 lines: reading, parking, responding, upgrading and lingering are
  * one state machine over the same fields (phase, deadline, parser, socket) that the
  * server reads; what needs none of them lives apart (RequestParser, ResponseEncoder,
  * BodyWriter, ConnectionRunners).
@@ -200,15 +200,18 @@ final class Http1Connection
 
     /**
      * Graceful stop (the server calls it on each connection): a connection waiting for its
-     * next request gets $grace seconds, so a request already on its way is still answered
-     * (with Connection: close) instead of racing an abrupt close; the sweeper closes it
-     * after that. A lingering one closes now. An upgraded one's handler is told
-     * (UpgradeContext::onStop()); a busy one finishes its response, then gets the grace.
+     * next request, or with part of a head read, gets $grace seconds, so a request already
+     * on its way is still answered (with Connection: close) instead of racing an abrupt
+     * close; the sweeper closes it after that (a client that stalled mid-head no longer
+     * holds the stop for the graceful timeout). A lingering one closes now. An upgraded
+     * one's handler is told (UpgradeContext::onStop()); a busy one finishes its response,
+     * then gets the grace. A body on its way is a request in flight: it has its body
+     * timeout, within the graceful timeout.
      */
     public function stop(float $grace): void
     {
         $this->stopping = true;
-        if ($this->phase === self::IDLE) {
+        if ($this->phase === self::IDLE || $this->phase === self::HEAD) {
             $this->deadline = \min($this->deadline, \hrtime(true) * 1e-9 + $grace);
         } elseif ($this->phase === self::LINGERING) {
             $this->socket->close();
@@ -293,6 +296,9 @@ final class Http1Connection
             } elseif ($this->phase === self::IDLE || $this->phase === self::BUSY) {
                 $this->phase = self::HEAD;
                 $this->deadline = \hrtime(true) * 1e-9 + $config->headerTimeout;
+                if ($this->stopping) {
+                    $this->stop(Server::STOP_GRACE);
+                }
             }
             if ($this->phase === self::HEAD && $parser->isReadingBody()) {
                 $this->phase = self::BODY;

@@ -16,6 +16,7 @@ use Petrel\Http\Internal\MemorySocket;
 use Petrel\Http\Internal\ResponseEncoder;
 use Petrel\Http\Request;
 use Petrel\Http\Response;
+use Petrel\Http\Server;
 use Petrel\Http\ServerConfig;
 use Petrel\Socket\Socket;
 use Petrel\Tests\Support\AsyncTestCase;
@@ -163,6 +164,51 @@ final class Http1ConnectionTest extends AsyncTestCase
             self::assertEqualsWithDelta(300.0, $left(), 1.0, 'answered: the idle timeout');
             self::assertTrue($connection->isIdle());
             $socket->feedEnd();
+            $this->waitClosed($connection);
+        });
+    }
+
+    /**
+     * At a stop, part of a head gets the grace an idle connection gets: a client that
+     * stalled mid-head held `petrel stop` for the whole graceful timeout. A body on its way
+     * keeps its own timeout (a request in flight), and a head begun after the stop does not
+     * start a header timeout of its own.
+     */
+    public function testAStopGivesAPartialHeadTheGraceNotTheHeaderTimeout(): void
+    {
+        $this->async(function (): void {
+            $config = new ServerConfig(headerTimeout: 100.0, bodyTimeout: 200.0);
+            $left = static fn (Http1Connection $connection): float => $connection->deadline - \hrtime(true) * 1e-9;
+
+            $socket = new MemorySocket(["GET / HTTP/1.1\r\nHost: x\r\n"]);
+            $connection = $this->connection($socket, self::echoPath(...), $config);
+            $connection->start();
+            self::waitFor(static fn (): bool => !$connection->isIdle());
+            self::assertEqualsWithDelta(100.0, $left($connection), 1.0, 'a partial head: the header timeout');
+            $connection->stop(2.0);
+            self::assertEqualsWithDelta(2.0, $left($connection), 0.5, 'stopping: the grace');
+            $connection->close();
+            $this->waitClosed($connection);
+
+            $socket = new MemorySocket(["POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\na"]);
+            $connection = $this->connection($socket, self::echoPath(...), $config);
+            $connection->start();
+            self::waitFor(static fn (): bool => $left($connection) > 150.0); // reading the body
+            $connection->stop(2.0);
+            self::assertEqualsWithDelta(200.0, $left($connection), 1.0, 'a body on its way keeps its timeout');
+            $socket->feed('bc');
+            $this->waitClosed($connection);
+            self::assertSame(['status' => 200, 'connection' => 'close', 'body' => 'POST / abc'], self::parse($socket->written())[0]);
+
+            $this->stopping = true;
+            $socket = new MemorySocket();
+            $connection = $this->connection($socket, self::echoPath(...), $config);
+            $connection->start();
+            sleep(0);
+            $socket->feed("GET / HTTP/1.1\r\n");
+            self::waitFor(static fn (): bool => !$connection->isIdle());
+            self::assertLessThanOrEqual(Server::STOP_GRACE, $left($connection), 'a head begun after the stop');
+            $connection->close();
             $this->waitClosed($connection);
         });
     }
