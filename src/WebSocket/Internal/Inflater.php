@@ -20,6 +20,8 @@ final class Inflater
     private const MAX_RATIO = 1032;
 
     private ?\InflateContext $context = null;
+    /** The current message's deflate stream has ended (a block with BFINAL set). */
+    private bool $ended = false;
 
     /** @param bool $resetPerMessage the peer compresses without context takeover: no state to keep */
     public function __construct(private readonly bool $resetPerMessage)
@@ -38,17 +40,22 @@ final class Inflater
         $output = '';
         $offset = 0;
         $length = \strlen($data);
-        while ($offset < $length) {
+        while ($offset < $length && !$this->ended) {
             $step = \max(256, \min(65536, \intdiv(\max(0, $budget - \strlen($output)), self::MAX_RATIO) + 1));
             $piece = @\inflate_add($context, \substr($data, $offset, $step), \ZLIB_SYNC_FLUSH);
             if ($piece === false) {
                 $this->context = null;
+                $this->ended = false;
                 throw new ProtocolException(CloseCode::INVALID_PAYLOAD, 'Corrupt compressed data');
             }
             $output .= $piece;
             $offset += $step;
+            // A block with BFINAL ended the stream (see finish()): what follows in the
+            // message is the sender's padding, and zlib would take it for a new stream.
+            $this->ended = \inflate_get_status($context) === \ZLIB_STREAM_END;
             if (\strlen($output) > $budget) {
                 $this->context = null;
+                $this->ended = false;
                 throw new ProtocolException(CloseCode::MESSAGE_TOO_BIG, 'Message too big once inflated');
             }
         }
@@ -58,14 +65,18 @@ final class Inflater
 
     /**
      * Ends a message: inflates the tail and, without context takeover, forgets the state.
+     * So it does after a message whose deflate stream ended (a block with BFINAL set,
+     * RFC 7692 §7.2.3.4): an ended stream takes no more input, and its sender starts a new
+     * one for the next message.
      *
      * @throws ProtocolException
      */
     public function finish(int $budget): string
     {
         $output = $this->add(self::TAIL, $budget);
-        if ($this->resetPerMessage) {
+        if ($this->resetPerMessage || $this->ended) {
             $this->context = null;
+            $this->ended = false;
         }
 
         return $output;

@@ -110,6 +110,37 @@ final class PerMessageDeflateTest extends TestCase
         }
     }
 
+    /**
+     * RFC 7692 §7.2.3.4: a sender may end each message's deflate stream with a BFINAL
+     * block (then pad with 0x00, §7.2.1). With context takeover negotiated, the second such
+     * message failed 1007: zlib took the pad and the tail for a new stream's first bytes.
+     */
+    public function testMessagesEndedWithBfinalBlocksInflateOneAfterAnother(): void
+    {
+        $final = static function (string $message): string {
+            $context = \deflate_init(\ZLIB_ENCODING_RAW);
+            self::assertNotFalse($context);
+
+            return \deflate_add($context, $message, \ZLIB_FINISH) . "\x00";
+        };
+        // The RFC's own example bytes ("Hello"), then messages made the same way, the last
+        // in three frames.
+        $stream = FrameHarness::clientFrame(1, "\xf3\x48\xcd\xc9\xc9\x07\x00\x00", true, 4)
+            . FrameHarness::clientFrame(1, $final('first'), true, 4)
+            . FrameHarness::clientFrame(1, $final('second'), true, 4);
+        $third = $final(\str_repeat('third ', 100));
+        $stream .= FrameHarness::clientFrame(1, \substr($third, 0, 5), false, 4)
+            . FrameHarness::clientFrame(0, \substr($third, 5, 5), false)
+            . FrameHarness::clientFrame(0, \substr($third, 10));
+        $expected = ['text:Hello', 'text:first', 'text:second', 'text:' . \str_repeat('third ', 100)];
+        foreach ([false, true] as $noTakeover) {
+            foreach ([[$stream], \str_split($stream, 3)] as $pieces) {
+                $parser = new FrameParser(true, 1 << 24, 1 << 24, new Inflater($noTakeover));
+                self::assertSame($expected, FrameHarness::feedPieces($parser, $pieces));
+            }
+        }
+    }
+
     public function testRsv1IsRefusedOnContinuationAndControlFrames(): void
     {
         $make = static fn () => FrameHarness::parser(true, 1 << 24, 1 << 24, true);
