@@ -84,6 +84,26 @@ final class SelectStreams implements StreamWaiter
         return false;
     }
 
+    /**
+     * select(2) takes descriptors below FD_SETSIZE only; given one past it stream_select()
+     * fails at once, every time, and a loop that took that for a timeout would spin at
+     * 100 % CPU serving nothing. Fails the loop instead, saying why (a false return always
+     * comes with its warning, so the last error is this call's).
+     *
+     * @throws LoopError
+     */
+    private static function failPastSetSize(): void
+    {
+        $message = \error_get_last()['message'] ?? '';
+        if (\str_contains($message, 'FD_SETSIZE')) {
+            throw new LoopError(\sprintf(
+                'The select loop driver cannot watch a descriptor numbered 1,024 or higher (FD_SETSIZE; %s): '
+                . 'the process holds too many open files and sockets. Use the epoll driver, or fewer connections per worker',
+                \preg_match('/as high as (\d+)/', $message, $m) === 1 ? "this one is {$m[1]}" : 'see stream_select()',
+            ));
+        }
+    }
+
     /** stream_select() on the watched streams and the signals' self-pipe; usleep() without any. */
 
     public function wait(float $until, SignalDispatcher $signals): void
@@ -139,7 +159,11 @@ final class SelectStreams implements StreamWaiter
             $signals->dispatch();
         }
         if (!$ready) {
-            return; // timeout, or interrupted by a signal (EINTR)
+            if ($ready === false) {
+                self::failPastSetSize(); // else interrupted by a signal (EINTR)
+            }
+
+            return; // timeout
         }
         unset($read[-1]);
         $left = \count($read) + \count($write); // for $more (see Driver)
