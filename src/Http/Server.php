@@ -318,13 +318,14 @@ final class Server implements ConnectionHost
      * Starts serving a connection. Under the cap, or after evicting the longest-idle
      * connection, it is served (and counted: $open); otherwise it is rejected with a 503
      * and a lingering close, outside the count but in the list (the sweeper and stop()
-     * still see it). Past twice the cap, a newcomer is just closed: rejects cannot pile up.
+     * still see it). Past the cap plus maxRejecting sockets in all, a newcomer is just
+     * closed: rejects cannot pile up (nor, under select, pass FD_SETSIZE).
      */
     private function admit(ClientSocket $socket): void
     {
         $max = $this->config->maxConnections;
         $served = $this->open < $max || $this->evictIdle();
-        if (!$served && \count($this->connections) >= 2 * $max) {
+        if (!$served && \count($this->connections) >= $max + ($this->config->maxRejecting ?? $max)) {
             ++$this->rejected;
             $socket->close();
 

@@ -58,6 +58,13 @@ final class ServerConfig
         public readonly int $lingerBytes = self::LINGER_BYTES,
         /** ACCESS_LOG_COMBINED or ACCESS_LOG_JSON (with the request id and the time taken). */
         public readonly string $accessLogFormat = self::ACCESS_LOG_COMBINED,
+        /**
+         * Connections turned away at the cap (503 and a lingering close) that may be held
+         * open at once, beside the maxConnections served; past them a newcomer is closed at
+         * once. null: as many as maxConnections. Under the select driver every socket counts
+         * toward its 1,024 descriptors, so bin/petrel makes the two sum to at most 1,000.
+         */
+        public readonly ?int $maxRejecting = null,
     ) {
         if ($accessLogFormat !== self::ACCESS_LOG_COMBINED && $accessLogFormat !== self::ACCESS_LOG_JSON) {
             throw new \InvalidArgumentException("Unknown access log format \"{$accessLogFormat}\": use \"combined\" or \"json\"");
@@ -72,6 +79,9 @@ final class ServerConfig
         }
         if ($maxRequestsPerConnection < 1 || $maxConnections < 1) {
             throw new \InvalidArgumentException('maxRequestsPerConnection and maxConnections must be >= 1');
+        }
+        if ($maxRejecting !== null && $maxRejecting < 0) {
+            throw new \InvalidArgumentException("maxRejecting must be >= 0, got {$maxRejecting}");
         }
         if ($lingerBytes < 0) {
             throw new \InvalidArgumentException("lingerBytes must be >= 0, got {$lingerBytes}");

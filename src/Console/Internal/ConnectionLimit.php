@@ -12,7 +12,9 @@ use Petrel\Loop\DriverChoice;
  * can watch and open:
  *
  * - the `stream_select` driver watches descriptors below FD_SETSIZE (1,024) only: at most
- *   1,000 connections, and never more than the descriptor limit minus a reserve;
+ *   1,000 connections, and never more than the descriptor limit minus a reserve; those
+ *   turned away with a 503 at the cap count too (rejecting()), so a cap of 1,000 leaves
+ *   none for them: past it a newcomer is closed at once;
  * - any other driver (epoll) has no such ceiling, but a connection may cost 2 descriptors
  *   (the socket and the driver's own), so (soft RLIMIT_NOFILE − reserve) / 2.
  *
@@ -94,6 +96,17 @@ final class ConnectionLimit
             $descriptors,
             $maximum,
         ));
+    }
+
+    /**
+     * How many connections turned away at the cap (503) a worker may hold beside
+     * $maxConnections served: under select, what the maximum leaves (a socket past
+     * FD_SETSIZE cannot be watched: the loop would fail); null otherwise (as many as served,
+     * ServerConfig's default).
+     */
+    public static function rejecting(DriverChoice $driver, int $maxConnections, int $descriptors): ?int
+    {
+        return self::usesSelect($driver) ? \max(0, self::maximum($driver, $descriptors) - $maxConnections) : null;
     }
 
     /** What the start line says about the loop driver: "driver epoll", or "driver select (epoll unavailable: …)". */

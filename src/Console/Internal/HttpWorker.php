@@ -91,6 +91,9 @@ final class HttpWorker
             return 78;
         }
         $metrics = new RequestMetrics();
+        $choice = DriverFactory::choose(); // the one the scheduler makes
+        $descriptors = ConnectionLimit::descriptorLimit();
+        $maxConnections = $options->maxConnections ?? ConnectionLimit::maximum($choice, $descriptors);
         $server = new Server($handler, new ServerConfig(
             mode: $mode,
             limits: (new HttpLimits())->withMaxBodyBytes($options->maxBodyBytes),
@@ -99,8 +102,9 @@ final class HttpWorker
             debug: $options->debug,
             gzip: $options->gzip,
             accessLog: $options->accessLog,
-            maxConnections: $options->maxConnections ?? ConnectionLimit::maximum(DriverFactory::choose(), ConnectionLimit::descriptorLimit()),
+            maxConnections: $maxConnections,
             accessLogFormat: $options->accessLogFormat,
+            maxRejecting: ConnectionLimit::rejecting($choice, $maxConnections, $descriptors),
         ), $metrics);
         (new FatalErrorResponder($server, $context, $options->memoryLimit === -1 ? 'none' : RecycleTrigger::size($options->memoryLimit)))->register();
         if ($options->maxRequests > 0 || $options->maxMemory > 0) {

@@ -21,6 +21,20 @@ final class ConnectionLimitTest extends TestCase
         self::assertSame(300, ConnectionLimit::resolve(300, $select, 65536));
     }
 
+    /**
+     * Under select the 503s to newcomers at the cap are sockets too: served and turned away
+     * stay within the maximum (past FD_SETSIZE the loop cannot watch them). Other drivers
+     * keep ServerConfig's default, as many as served.
+     */
+    public function testUnderSelectTheTurnedAwayShareTheMaximum(): void
+    {
+        $select = new DriverChoice('select');
+        self::assertSame(0, ConnectionLimit::rejecting($select, 1000, 65536), 'the default cap leaves none: a newcomer is closed');
+        self::assertSame(600, ConnectionLimit::rejecting($select, 400, 65536));
+        self::assertSame(368, ConnectionLimit::rejecting($select, 400, 1024), 'within the descriptor limit too');
+        self::assertNull(ConnectionLimit::rejecting(new DriverChoice('epoll'), 1000, 65536));
+    }
+
     public function testOtherDriversGetHalfTheDescriptorsLeftAfterTheReserve(): void
     {
         self::assertSame((65536 - 256) / 2, ConnectionLimit::maximum(new DriverChoice('epoll'), 65536));
