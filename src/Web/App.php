@@ -139,11 +139,12 @@ final class App implements RequestHandler
 
     /**
      * A WebSocket endpoint: a GET route whose action answers the opening handshake
-     * (WebSocketServer::upgrade(); 400/426 for a request that is not one) and then runs
-     * $handler on the connection, after global, group and route middleware ran as for any
-     * route (authentication, sessions: a middleware that answers 401 prevents the upgrade;
-     * one that adds a header to the 101 is heard). $handler's parameters are injected like
-     * a route handler's (Request, route placeholders, services…, see Internal\ArgumentPlan)
+     * (WebSocketServer::upgrade(); 400/426 for a request that is not one, 403 for a browser
+     * page of another site unless $options allow its origin) and then runs $handler on the
+     * connection, after global, group and route middleware ran as for any route
+     * (authentication, sessions: a middleware that answers 401 prevents the upgrade; one
+     * that adds a header to the 101 is heard). $handler's parameters are injected like a
+     * route handler's (Request, route placeholders, services…, see Internal\ArgumentPlan)
      * plus the WebSocket for each parameter typed WebSocket; they are resolved before the
      * upgrade. The request scope lasts until $handler returns. An exception from $handler
      * closes the connection with 1011 and goes to the HTTP server's error log (not this

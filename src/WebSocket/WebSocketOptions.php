@@ -27,6 +27,13 @@ final class WebSocketOptions
      * @param int|null $outgoingFrameSize split sent messages into frames of at most this
      *        many payload bytes; null: one frame per message
      * @param float $handshakeTimeout client: seconds for connecting and the opening handshake
+     * @param list<string> $allowedOrigins server: pages of which other origins may open the
+     *        connection, as a browser sends them ("https://app.example.com": no path, no
+     *        default port; "*": any). A browser sends its page's Origin, and the site's
+     *        cookies whatever the page: without this check another site's page could open
+     *        a WebSocket as the signed-in user (cross-site WebSocket hijacking). The
+     *        request's own host (Origin's host is Host's, any port) and clients that send no
+     *        Origin (not browsers) are always let in; any other is answered 403
      */
     public function __construct(
         public readonly int $maxMessageSize = self::DEFAULT_MAX_MESSAGE_SIZE,
@@ -38,6 +45,7 @@ final class WebSocketOptions
         public readonly array $subprotocols = [],
         public readonly ?int $outgoingFrameSize = null,
         public readonly float $handshakeTimeout = 10.0,
+        public readonly array $allowedOrigins = [],
     ) {
         if ($maxMessageSize < 1 || $maxFrameSize < 1) {
             throw new WebSocketError('Message and frame size limits must be at least 1 byte');
@@ -47,6 +55,11 @@ final class WebSocketOptions
         }
         if ($outgoingFrameSize !== null && $outgoingFrameSize < 1) {
             throw new WebSocketError('The outgoing frame size must be at least 1 byte');
+        }
+        foreach ($allowedOrigins as $origin) {
+            if ($origin !== '*' && \preg_match('~^[A-Za-z][A-Za-z0-9+.-]*://[^/?#\s]+$~D', $origin) !== 1) {
+                throw new WebSocketError("Invalid allowed origin \"{$origin}\": scheme://host[:port], without a path, or \"*\"");
+            }
         }
         foreach ($subprotocols as $protocol) {
             if (\preg_match('/^[!#$%&\'*+\-.^_`|~0-9A-Za-z]+$/D', $protocol) !== 1) {
@@ -94,6 +107,12 @@ final class WebSocketOptions
     public function withHandshakeTimeout(float $seconds): self
     {
         return $this->with(['handshakeTimeout' => $seconds]);
+    }
+
+    /** Server: other origins whose pages may connect, besides the request's own host ("*": any); see the constructor. */
+    public function withAllowedOrigins(string ...$origins): self
+    {
+        return $this->with(['allowedOrigins' => \array_values($origins)]);
     }
 
     /** @param array<string, mixed> $changes */

@@ -39,7 +39,9 @@ final class WebSocketServer
     /**
      * The 101 response that switches the connection to WebSocket and runs
      * $handler($ws, $request) in the connection's coroutine, or the 400/426 response for a
-     * request that is not a valid handshake. When the handler returns, the connection is
+     * request that is not a valid handshake, 403 for a browser page of an origin the
+     * options do not allow (WebSocketOptions::$allowedOrigins: by default only the
+     * server's own). When the handler returns, the connection is
      * closed with 1000 (if it is still open); if it throws, with 1011, and the exception
      * goes on to the server's log — except a ClosedException from sending to a peer that
      * had just closed, which is how connections end. When the server begins a graceful
@@ -54,6 +56,10 @@ final class WebSocketServer
             return $rejection;
         }
         $options ??= new WebSocketOptions();
+        $forbidden = Handshake::forbidOrigin($request, $options);
+        if ($forbidden !== null) {
+            return $forbidden;
+        }
         [$headers, $deflate, $protocol] = Handshake::agree($request, $options);
 
         return Response::upgrade(

@@ -71,6 +71,37 @@ final class Handshake
     }
 
     /**
+     * 403 for a request from a browser page of another host than the request's and of an
+     * origin the options do not allow (see WebSocketOptions::$allowedOrigins); null when allowed,
+     * or when the client sent no Origin (not a browser).
+     */
+    public static function forbidOrigin(Request $request, WebSocketOptions $options): ?Response
+    {
+        $origin = $request->getHeader('origin');
+        if ($origin === null || $options->allowedOrigins === ['*']) {
+            return null;
+        }
+        $origin = \strtolower(\trim($origin));
+        // The page's host is the one the browser sent this to. Ports aside: cookies do not
+        // tell ports apart either, and a proxy's Host ($host in nginx) has none.
+        $withoutPort = static fn (string $authority): string => (string) \preg_replace('/:\d*$/D', '', $authority);
+        if (\preg_match('~^[a-z][a-z0-9+.-]*://([^/?#@]+)$~D', $origin, $m) === 1
+            && $withoutPort($m[1]) === $withoutPort(\strtolower(\trim((string) $request->getHeader('host'))))) {
+            return null;
+        }
+        foreach ($options->allowedOrigins as $allowed) {
+            if ($allowed === '*' || \strtolower($allowed) === $origin) {
+                return null;
+            }
+        }
+
+        return new Response(403, ['Content-Type' => 'text/plain; charset=utf-8'], \sprintf(
+            "A WebSocket from a page of %s is not allowed here: only the server's own origin and those of WebSocketOptions::withAllowedOrigins()\n",
+            \addcslashes($origin, "\0..\37"),
+        ));
+    }
+
+    /**
      * The 101 answer's headers for an acceptable request, with what was agreed.
      *
      * @return array{array<string, string>, ?PerMessageDeflate, ?string}

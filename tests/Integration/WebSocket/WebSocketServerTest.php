@@ -9,6 +9,7 @@ use Petrel\Http\Request;
 use Petrel\Tests\Support\AsyncTestCase;
 use Petrel\Tests\Support\RawHttp;
 use Petrel\WebSocket\ClosedException;
+use Petrel\WebSocket\HandshakeException;
 use Petrel\WebSocket\Message;
 use Petrel\WebSocket\WebSocket;
 use Petrel\WebSocket\WebSocketClient;
@@ -228,6 +229,60 @@ final class WebSocketServerTest extends AsyncTestCase
                 self::assertSame(400, $post->status);
             });
         });
+    }
+
+    /**
+     * A browser sends the site's cookies with a WebSocket opened by any page: a page of
+     * another origin is refused (403) unless allowed; the server's own origin and clients
+     * that send no Origin (not browsers) are let in.
+     */
+    public function testAPageOfAnotherOriginGets403UnlessAllowed(): void
+    {
+        $this->async(static function (): void {
+            $handler = static function (WebSocket $ws): void {
+                $ws->send('in');
+            };
+            $opens = static function (string $address, ?string $origin): bool {
+                try {
+                    $ws = WebSocketClient::connect("ws://{$address}/", $origin === null ? [] : ['Origin' => $origin]);
+                } catch (HandshakeException $refused) {
+                    self::assertStringContainsString('403', $refused->getMessage());
+
+                    return false;
+                }
+                self::assertSame('in', $ws->receive()?->data);
+                $ws->close();
+
+                return true;
+            };
+            TestServer::run($handler, static function (string $address) use ($opens): void {
+                self::assertTrue($opens($address, null), 'no Origin: not a browser');
+                self::assertTrue($opens($address, "http://{$address}"), 'the same origin');
+                self::assertTrue($opens($address, 'HTTPS://' . \strtoupper($address)), 'the same host, any case and scheme (TLS may end at a proxy)');
+                self::assertTrue($opens($address, 'http://127.0.0.1:3000'), 'and any port (a dev server\'s page; cookies ignore ports too)');
+                self::assertFalse($opens($address, 'http://127.0.0.10'));
+                self::assertFalse($opens($address, 'https://evil.example'));
+                self::assertFalse($opens($address, 'null'), 'a sandboxed page or a file');
+                $refused = RawHttp::get($address, '/', ['Upgrade' => 'websocket', 'Connection' => 'Upgrade', 'Origin' => 'https://evil.example',
+                    'Sec-WebSocket-Key' => \base64_encode(\random_bytes(16)), 'Sec-WebSocket-Version' => '13']);
+                self::assertSame(403, $refused->status);
+                self::assertStringContainsString('https://evil.example is not allowed', $refused->body);
+            });
+            TestServer::run($handler, static function (string $address) use ($opens): void {
+                self::assertTrue($opens($address, 'https://app.example'));
+                self::assertFalse($opens($address, 'https://evil.example'));
+                self::assertTrue($opens($address, "http://{$address}"));
+            }, (new WebSocketOptions())->withAllowedOrigins('https://app.example'));
+            TestServer::run($handler, static function (string $address) use ($opens): void {
+                self::assertTrue($opens($address, 'https://evil.example'), '"*": any');
+            }, (new WebSocketOptions())->withAllowedOrigins('*'));
+        });
+    }
+
+    public function testAnAllowedOriginIsAnOriginNotAUrl(): void
+    {
+        $this->expectExceptionMessage('Invalid allowed origin "https://app.example/": scheme://host[:port], without a path, or "*"');
+        (new WebSocketOptions())->withAllowedOrigins('https://app.example/');
     }
 
     public function testAHandlerExceptionClosesWith1011AndIsLogged(): void
