@@ -72,8 +72,8 @@ final class Handshake
 
     /**
      * 403 for a request from a browser page of another host than the request's and of an
-     * origin the options do not allow (see WebSocketOptions::$allowedOrigins); null when allowed,
-     * or when the client sent no Origin (not a browser).
+     * origin the options do not allow (see WebSocketOptions::$allowedOrigins); null when
+     * allowed, or when the client sent no Origin (not a browser).
      */
     public static function forbidOrigin(Request $request, WebSocketOptions $options): ?Response
     {
