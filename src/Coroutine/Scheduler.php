@@ -69,7 +69,8 @@ final class Scheduler
     ) {
         $this->main = new Coroutine(0, $this, []);
         $this->errorHandler = static function (Throwable $error, string $where): void {
-            \fwrite(\STDERR, "Petrel: uncaught exception in {$where}: {$error}\n");
+            $line = "Petrel: uncaught exception in {$where}: {$error}";
+            \defined('STDERR') ? \fwrite(\STDERR, "{$line}\n") : \error_log($line); // none under php-fpm
         };
         $this->fiberMain = $this->runFiber(...);
         $this->drain = $this->drainReady(...);

@@ -11,7 +11,8 @@ use Throwable;
 
 /**
  * The process's log: Petrel's own messages (the master's, a worker's, a failed request's)
- * go through here. By default one line each on STDERR:
+ * go through here. By default one line each on STDERR (PHP's error log where there is no
+ * STDERR, under php-fpm):
  *
  *     [2025-01-31 12:00:00] [pid 4242] [req 4242-17] petrel: GET /users failed: …
  *
@@ -83,13 +84,26 @@ final class Log
         if ($error !== null) {
             $message .= "\n" . self::trace($error);
         }
-        \fwrite(\STDERR, \sprintf(
+        self::stderr(\sprintf(
             "[%s] [pid %d]%s petrel: %s\n",
             \date('Y-m-d H:i:s'),
             \getmypid(),
             $requestId !== null ? " [req {$requestId}]" : '',
             $message,
         ));
+    }
+
+    /**
+     * Writes $line to STDERR; where there is none (php-fpm, `php -S`: classic mode, where
+     * STDERR is not defined) to PHP's error log, which php-fpm writes to its own log.
+     */
+    private static function stderr(string $line): void
+    {
+        if (\defined('STDERR')) {
+            \fwrite(\STDERR, $line);
+        } else {
+            \error_log(\rtrim($line, "\n"));
+        }
     }
 
     /** Where it was thrown and the stack (the message is already in the line). */

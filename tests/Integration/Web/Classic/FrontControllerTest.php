@@ -169,6 +169,23 @@ final class FrontControllerTest extends TestCase
     }
 
     /**
+     * The App's error page, and its cause in PHP's error log: the default logger wrote to
+     * STDERR, which `php -S` and php-fpm do not define, so every 500 lost its page and its
+     * cause ("Undefined constant STDERR").
+     */
+    public function testAnAppErrorIsRenderedAndItsCauseLogged(): void
+    {
+        [$status, $headers, $body] = $this->request("GET /app/boom HTTP/1.1\r\nHost: test\r\nAccept: text/html\r\n\r\n");
+
+        self::assertSame('HTTP/1.1 500 Internal Server Error', $status);
+        self::assertStringStartsWith('text/html', $headers['content-type'][0] ?? '');
+        self::assertStringNotContainsString('route boom', $body, 'not in production');
+        $log = (string) \file_get_contents(self::$log);
+        self::assertStringContainsString('GET /app/boom failed: RuntimeException: route boom', $log);
+        self::assertStringNotContainsString('STDERR', $log);
+    }
+
+    /**
      * Sends $raw on a new connection and reads until `php -S` closes it.
      *
      * @return array{string, array<string, list<string>>, string} status line, headers (lowercase names), body
