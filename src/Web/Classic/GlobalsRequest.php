@@ -48,12 +48,14 @@ final class GlobalsRequest
             $headers['cookie'] = [\implode('; ', $pairs)];
         }
         $mediaType = \strtolower(\trim(\explode(';', $headers['content-type'][0] ?? '', 2)[0]));
-        if ($mediaType === 'multipart/form-data' && ($post !== [] || $files !== [])) {
+        // PHP parses a multipart body into $_POST and $_FILES and leaves php://input empty;
+        // the body is read only if PHP left it (enable_post_data_reading off). A form of
+        // nothing but unchecked boxes parses to nothing: an empty form, not a broken one.
+        $body = $mediaType === 'multipart/form-data' && ($post !== [] || $files !== []) ? '' : self::readBody($input);
+        if ($mediaType === 'multipart/form-data' && $body === '') {
             [$body, $contentType, $length] = MultipartBody::build($post, $files);
             $headers['content-type'] = [$contentType];
             $headers['content-length'] = [(string) $length];
-        } else {
-            $body = self::readBody($input);
         }
         $protocol = \str_ends_with((string) ($server['SERVER_PROTOCOL'] ?? ''), '/1.0') ? '1.0' : '1.1';
         $remote = isset($server['REMOTE_ADDR']) ? $server['REMOTE_ADDR'] . (isset($server['REMOTE_PORT']) ? ':' . $server['REMOTE_PORT'] : '') : null;

@@ -109,6 +109,35 @@ final class GlobalsRequestTest extends TestCase
         self::assertSame((string) $request->getBodySize(), $request->getHeader('content-length'));
     }
 
+    /**
+     * A form whose only fields are unchecked boxes posts a multipart body with no part:
+     * PHP parses it to nothing and leaves php://input empty. It is an empty form (as in
+     * resident mode), not a broken body (it was a 400 in classic mode).
+     */
+    public function testAnEmptyMultipartFormIsAnEmptyForm(): void
+    {
+        $request = GlobalsRequest::fromArrays(
+            ['REQUEST_METHOD' => 'POST', 'REQUEST_URI' => '/', 'CONTENT_TYPE' => 'multipart/form-data; boundary=zz', 'CONTENT_LENGTH' => '8'],
+            [],
+            [],
+            [],
+            '/dev/null',
+        );
+        self::assertSame([], $request->getParsedBody());
+        self::assertSame([], $request->getUploadedFiles());
+
+        // With enable_post_data_reading off PHP leaves the body where it was: read as sent.
+        $raw = $this->tempFile("--zz\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--zz--\r\n");
+        $request = GlobalsRequest::fromArrays(
+            ['REQUEST_METHOD' => 'POST', 'REQUEST_URI' => '/', 'CONTENT_TYPE' => 'multipart/form-data; boundary=zz'],
+            [],
+            [],
+            [],
+            $raw,
+        );
+        self::assertSame(['a' => '1'], $request->getParsedBody());
+    }
+
     private function tempFile(string $content): string
     {
         $file = (string) \tempnam(\sys_get_temp_dir(), 'petrel-classic-');
