@@ -29,6 +29,9 @@ final class Response
     /** @var (\Closure(\Petrel\Socket\Socket, string, UpgradeContext): void)|null see upgrade() */
     private ?\Closure $upgradeHandler = null;
 
+    /** The exception this response was rendered from, kept by its copies: see withRenderedFrom(). */
+    private ?\Throwable $renderedFrom = null;
+
     private const TEXT = ['content-type' => ['Content-Type', ['text/plain; charset=utf-8']]];
     private const HTML = ['content-type' => ['Content-Type', ['text/html; charset=utf-8']]];
     private const JSON = ['content-type' => ['Content-Type', ['application/json']]];
@@ -151,6 +154,25 @@ final class Response
     public function getUpgradeHandler(): ?\Closure
     {
         return $this->upgradeHandler;
+    }
+
+    /**
+     * A copy marked as rendered from $error (an error page): the mark stays on the copies
+     * that with*() make of it, so code further out can tell an error response however
+     * much the middleware in between added to it (Web\Error\RenderedError reads it).
+     */
+    public function withRenderedFrom(?\Throwable $error): self
+    {
+        $copy = clone $this;
+        $copy->renderedFrom = $error;
+
+        return $copy;
+    }
+
+    /** The exception this response, or the one it is a copy of, was rendered from; null if none. */
+    public function getRenderedFrom(): ?\Throwable
+    {
+        return $this->renderedFrom;
     }
 
     public function getStatus(): int

@@ -5,7 +5,6 @@ declare(strict_types=1);
 namespace Petrel\Web\Error;
 
 use Petrel\Http\Response;
-use Petrel\Web\Container\Scope;
 use Throwable;
 
 /**
@@ -20,42 +19,23 @@ use Throwable;
  *         return $this->view->response('404.html.twig', [], 404);
  *     }
  *
- * Kept in the request's scope (so per request, gone when the request ends), for the
- * response object the App rendered; a copy made with withHeader() & co. is a new response
- * and is not found.
+ * The response carries it (Response::withRenderedFrom()), and so do the copies that
+ * withHeader() & co. make of it: a middleware in between that adds a header keeps it an
+ * error response for those further out (it did not when the App kept the response object
+ * itself, and a session was saved after its handler threw). A new response made in its
+ * place (a page of one's own) carries none.
  */
 final class RenderedError
 {
-    private const SCOPE_KEY = 'petrel.web.rendered-errors';
-
-    /** The exception $response was rendered from, in the current request; null if none. */
+    /** The exception $response was rendered from; null if none. */
     public static function of(Response $response): ?Throwable
     {
-        $scope = Scope::current();
-        if ($scope === null || !$scope->has(self::SCOPE_KEY)) {
-            return null;
-        }
-        /** @var list<array{Response, Throwable}> $rendered */
-        $rendered = $scope->get(self::SCOPE_KEY);
-        foreach ($rendered as [$candidate, $error]) {
-            if ($candidate === $response) {
-                return $error;
-            }
-        }
-
-        return null;
+        return $response->getRenderedFrom();
     }
 
-    /** @internal called by the App when it renders $error into $response */
-    public static function record(Response $response, Throwable $error): void
+    /** @internal called by the App when it renders $error into $response: the marked copy */
+    public static function record(Response $response, Throwable $error): Response
     {
-        $scope = Scope::current();
-        if ($scope === null || $scope->isClosed()) {
-            return;
-        }
-        /** @var list<array{Response, Throwable}> $rendered */
-        $rendered = $scope->has(self::SCOPE_KEY) ? $scope->get(self::SCOPE_KEY) : [];
-        $rendered[] = [$response, $error];
-        $scope->set(self::SCOPE_KEY, $rendered);
+        return $response->withRenderedFrom($error);
     }
 }

@@ -55,10 +55,7 @@ final class ErrorBoundary implements RequestHandler
         try {
             return $this->middleware === null ? $this->next->handle($request) : $this->middleware->process($request, $this->next);
         } catch (Throwable $error) {
-            $response = ($this->render)($error, $request);
-            RenderedError::record($response, $error);
-
-            return $response;
+            return RenderedError::record(($this->render)($error, $request), $error);
         }
     }
 }

@@ -106,7 +106,7 @@ final class GlobalMiddlewareErrorsTest extends TestCase
         self::assertSame(500, $app->handle(Request::create('GET', '/boom'))->getStatus());
         self::assertSame(405, $app->handle(Request::create('POST', '/'))->getStatus());
         self::assertSame([NotFound::class, null, \LogicException::class, MethodNotAllowed::class], $seen);
-        self::assertNull(RenderedError::of($custom), 'nothing outside a request');
+        self::assertNull(RenderedError::of($custom), 'a page of its own carries none');
     }
 
     public function testAnExceptionFromAnInnerGlobalMiddlewareIsRenderedForTheOuterOnes(): void
@@ -175,5 +175,36 @@ final class GlobalMiddlewareErrorsTest extends TestCase
         $ok = $app->handle(Request::create('GET', '/ok'));
         self::assertSame([200, 1], [$ok->getStatus(), $store->count()]);
         self::assertCount(1, $ok->getCookies());
+    }
+
+    /**
+     * The README's security-headers middleware inside the session middleware, a custom 404
+     * page outside: the header it adds made a copy of the error response, which the App no
+     * longer recognised, so the session was saved after its handler threw and the custom
+     * page never showed. The mark travels with the copies.
+     */
+    public function testAnErrorResponseStaysOneThroughAMiddlewareThatAddsAHeader(): void
+    {
+        $store = new MemoryStore();
+        $app = new App();
+        $app->setErrorLogger(static function (): void {
+        });
+        $app->middleware(static function (Request $request, RequestHandler $next): Response {
+            $response = $next->handle($request);
+
+            return RenderedError::of($response) instanceof NotFound ? Response::text('our own 404', 404) : $response;
+        });
+        $app->middleware(new SessionMiddleware($store));
+        $app->middleware(static fn (Request $request, RequestHandler $next): Response => $next->handle($request)->withHeader('X-Content-Type-Options', 'nosniff'));
+        $app->get('/fail', static function (Request $r): never {
+            Session::from($r)->set('user', 'admin');
+            throw new \RuntimeException('boom');
+        });
+
+        $failed = $app->handle(Request::create('GET', '/fail'));
+        self::assertSame([500, 'nosniff', [], 0], [$failed->getStatus(), $failed->getHeader('X-Content-Type-Options'), $failed->getCookies(), $store->count()]);
+        self::assertInstanceOf(\RuntimeException::class, RenderedError::of($failed));
+        $missing = $app->handle(Request::create('GET', '/nope'));
+        self::assertSame([404, 'our own 404'], [$missing->getStatus(), $missing->getBody()]);
     }
 }
