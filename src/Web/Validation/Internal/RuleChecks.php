@@ -25,7 +25,9 @@ final class RuleChecks
     public static function cast(string $type, mixed $value): array
     {
         return match ($type) {
-            'string' => [\is_string($value), $value],
+            // Text: what goes on to JSON, a template or the database must be valid UTF-8
+            // (json_encode() fails on anything else, PostgreSQL refuses it).
+            'string' => [\is_string($value) && \mb_check_encoding($value, 'UTF-8'), $value],
             'array' => [\is_array($value), $value],
             'int' => self::toInt($value),
             'float' => \is_int($value) || \is_float($value) || (\is_string($value) && \is_numeric($value))
@@ -39,7 +41,7 @@ final class RuleChecks
     public static function typeMessage(string $type, string $label): string
     {
         return match ($type) {
-            'string' => "The {$label} field must be a string.",
+            'string' => "The {$label} field must be text (UTF-8).",
             'array' => "The {$label} field must be an array.",
             'int' => "The {$label} field must be an integer.",
             'float' => "The {$label} field must be a number.",

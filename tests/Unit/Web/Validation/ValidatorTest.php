@@ -40,7 +40,11 @@ final class ValidatorTest extends TestCase
         yield 'required false' => ['required|bool', false, ['ok', false]];
         // types
         yield 'string' => ['string', 'hello', ['ok', 'hello']];
-        yield 'string rejects int' => ['string', 5, ['error', 'The f field must be a string.']];
+        yield 'string rejects int' => ['string', 5, ['error', 'The f field must be text (UTF-8).']];
+        // Accepted, it reached Response::json() (a JsonException: a 500 on every later read
+        // of the record) or PostgreSQL (an error on the INSERT).
+        yield 'string rejects invalid UTF-8' => ['string|max:3', "\xFF\xFF\xFF", ['error', 'The f field must be text (UTF-8).']];
+        yield 'string takes UTF-8' => ['string|max:3', 'Zoë', ['ok', 'Zoë']];
         yield 'int from string' => ['int', '42', ['ok', 42]];
         yield 'int negative' => ['integer', '-7', ['ok', -7]];
         yield 'int leading zeros' => ['int', '007', ['ok', 7]];
