@@ -88,6 +88,11 @@ final class UrlGenerator
         foreach ($variant as $part) {
             $path .= \is_string($part) ? $part : self::encode($part[0], $part[1], $params[$part[0]], $describe);
         }
+        // A segment "." or ".." (a parameter's value) would be resolved away by the client
+        // (RFC 3986 §5.2.4: /users/.. is /): encoded, the router decodes it back.
+        if (\str_contains($path, '/.')) {
+            $path = (string) \preg_replace_callback('~(?<=/)\.\.?(?=/|$)~', static fn (array $dots): string => \str_repeat('%2E', \strlen($dots[0])), $path);
+        }
         if ($query === []) {
             return $path;
         }

@@ -50,7 +50,11 @@ final class UrlGeneratorTest extends TestCase
         yield 'slash encoded' => ['file', ['name' => 'a/b'], [], '/files/a%2Fb'];
         yield 'space and unicode encoded' => ['file', ['name' => 'café au lait'], [], '/files/caf%C3%A9%20au%20lait'];
         yield 'reserved characters encoded' => ['file', ['name' => '?#&=+%'], [], '/files/%3F%23%26%3D%2B%25'];
-        yield 'dot-dot passes through encoded as is' => ['file', ['name' => '..'], [], '/files/..'];
+        // A client resolves dot segments away (RFC 3986 §5.2.4: /files/.. is /): encoded.
+        yield 'dot-dot segment encoded' => ['file', ['name' => '..'], [], '/files/%2E%2E'];
+        yield 'dot segment encoded' => ['raw', ['path' => '.'], [], '/raw/%2E'];
+        yield 'dots inside a segment as they are' => ['file', ['name' => 'a..b'], [], '/files/a..b'];
+        yield 'a leading dot as it is' => ['file', ['name' => '.env'], [], '/files/.env'];
         yield 'stringable' => ['file', ['name' => new class () {
             public function __toString(): string
             {
