@@ -20,6 +20,10 @@ use Petrel\Web\Model\ModelError;
 final class Cast
 {
     public const DATETIME_FORMAT = 'Y-m-d H:i:s';
+    /** With the microseconds, when there are some (a DATETIME(6) or timestamp column keeps them). */
+    public const DATETIME_MICRO_FORMAT = 'Y-m-d H:i:s.u';
+    /** 2^63 as a float: the first float past PHP_INT_MAX ((float) PHP_INT_MAX is this value). */
+    private const INT_LIMIT = 9.2233720368547758E18;
 
     /** A value as the database returned it, to its PHP type. */
     public static function fromDatabase(?string $cast, mixed $value, string $attribute): mixed
@@ -76,13 +80,17 @@ final class Cast
         };
     }
 
-    /** A PHP value to what is bound in SQL (dates as 'Y-m-d H:i:s' in the default timezone, json encoded). */
+    /**
+     * A PHP value to what is bound in SQL: dates as 'Y-m-d H:i:s' in the default timezone,
+     * with '.u' when they have microseconds (a column without fractions rounds them, as the
+     * server does for any value); json encoded.
+     */
     public static function toDatabase(?string $cast, mixed $value): mixed
     {
         if ($value instanceof DateTimeInterface) {
             return DateTimeImmutable::createFromInterface($value)
                 ->setTimezone(new DateTimeZone(\date_default_timezone_get()))
-                ->format(self::DATETIME_FORMAT);
+                ->format($value->format('u') === '000000' ? self::DATETIME_FORMAT : self::DATETIME_MICRO_FORMAT);
         }
         if ($value !== null && self::base($cast) === 'json') {
             return \json_encode($value, \JSON_THROW_ON_ERROR | \JSON_UNESCAPED_UNICODE | \JSON_UNESCAPED_SLASHES | \JSON_PRESERVE_ZERO_FRACTION);
@@ -118,15 +126,27 @@ final class Cast
         return self::refuse($value, $cast, $attribute);
     }
 
-    /** Refuses to truncate: "3.7" is not an int, "3.0" and 3.0 are. */
+    /**
+     * Refuses to truncate or to saturate: "3.7" is not an int, "3.0" and 3.0 are;
+     * "9223372036854775808" is out of range. A string of digits is read as digits, never
+     * through a float (which holds 53 bits: "9007199254740993.4" would pass as ...994).
+     */
     private static function integer(int|float|string $value, string $attribute): int
     {
-        $float = (float) $value;
-        if ($float !== \floor($float) || \abs($float) > \PHP_INT_MAX) {
-            throw new ModelError("Attribute \"{$attribute}\" (int) cannot take the non-integer {$value}");
+        if (\is_string($value) && \preg_match('/^\s*([+-]?\d+)(?:\.(\d*))?\s*$/D', $value, $m) === 1) {
+            $int = \filter_var($m[1], \FILTER_VALIDATE_INT);
+            if ($int === false || \trim($m[2] ?? '', '0') !== '') {
+                throw new ModelError("Attribute \"{$attribute}\" (int) cannot take " . ($int === false ? 'the out-of-range ' : 'the non-integer ') . \trim($value));
+            }
+
+            return $int;
+        }
+        $float = (float) $value; // a float, or a numeric string with an exponent
+        if ($float !== \floor($float) || \abs($float) >= self::INT_LIMIT) {
+            throw new ModelError("Attribute \"{$attribute}\" (int) cannot take the non-integer or out-of-range {$value}");
         }
 
-        return (int) $value;
+        return (int) $float;
     }
 
     private static function bool(mixed $value, string $attribute): bool
@@ -158,18 +178,67 @@ final class Cast
         return self::refuse($value, 'datetime', $attribute);
     }
 
+    /**
+     * A numeric string, exact: a string of digits is never taken through a float (which
+     * keeps ~15 significant digits); with a scale, rounded half away from zero as SQL's
+     * DECIMAL does. A float is written in its shortest exact form, without an exponent.
+     */
     private static function decimal(int|float|string $value, string $cast): string
     {
         $scale = \str_contains($cast, ':') ? (int) \explode(':', $cast, 2)[1] : null;
-        if ($scale !== null) {
-            if (\is_string($value) && \preg_match('/^(-?\d+)(?:\.(\d*))?$/', $value, $m) === 1 && \strlen($m[2] ?? '') <= $scale) {
-                return $scale === 0 ? $m[1] : $m[1] . '.' . \str_pad($m[2] ?? '', $scale, '0'); // exact, no float round trip
+        [$sign, $int, $fraction] = self::digits(\is_float($value) ? self::plainFloat($value) : \trim((string) $value))
+            ?? self::digits(self::plainFloat((float) $value)) // an exponent: "1e3"
+            ?? throw new ModelError("Not a decimal number: {$value}");
+        if ($scale === null) {
+            $fraction = \rtrim($fraction, '0');
+        } elseif (\strlen($fraction) > $scale) {
+            $up = \substr($fraction, $scale, 1) >= '5';
+            $digits = $int . \substr($fraction, 0, $scale);
+            if ($up) { // + 1 in the last place, carrying
+                $i = \strlen($digits) - 1;
+                while ($i >= 0 && $digits[$i] === '9') {
+                    $digits[$i--] = '0';
+                }
+                $digits = $i < 0 ? '1' . $digits : \substr_replace($digits, (string) ((int) $digits[$i] + 1), $i, 1);
             }
+            $int = \substr($digits, 0, \strlen($digits) - $scale) ?: '0';
+            $fraction = (string) \substr($digits, \strlen($digits) - $scale);
+        } else {
+            $fraction = \str_pad($fraction, $scale, '0');
+        }
+        $result = $int . ($fraction === '' ? '' : '.' . $fraction);
 
-            return \number_format((float) $value, $scale, '.', '');
+        return $sign === '-' && \trim($result, '0.') !== '' ? '-' . $result : $result;
+    }
+
+    /**
+     * A number in plain notation as [sign ('-' or ''), integer digits, fraction digits];
+     * null for anything else (an exponent).
+     *
+     * @return array{string, string, string}|null
+     */
+    private static function digits(string $number): ?array
+    {
+        if (\preg_match('/^([+-]?)(\d*)(?:\.(\d*))?$/D', $number, $m) !== 1 || ($m[2] === '' && ($m[3] ?? '') === '')) {
+            return null;
         }
 
-        return \is_float($value) ? \rtrim(\rtrim(\sprintf('%.15F', $value), '0'), '.') : (string) $value;
+        return [$m[1] === '-' ? '-' : '', \ltrim($m[2], '0') ?: '0', $m[3] ?? ''];
+    }
+
+    /** $value in plain decimal notation, as few digits as give it back exactly: 1.0E-20 → 0.00000000000000000001. */
+    private static function plainFloat(float $value): string
+    {
+        $text = \var_export($value, true); // the shortest exact form, maybe with an exponent
+        if (\preg_match('/^(-?)(\d+)(?:\.(\d+))?E([+-]\d+)$/D', $text, $m) !== 1) {
+            return $text;
+        }
+        $digits = $m[2] . $m[3];
+        $point = \strlen($m[2]) + (int) $m[4];
+        $digits = $point <= 0 ? \str_repeat('0', 1 - $point) . $digits : \str_pad($digits, $point, '0');
+        $point = \max($point, 1);
+
+        return $m[1] . \substr($digits, 0, $point) . '.' . \substr($digits, $point);
     }
 
     private static function refuse(mixed $value, string $cast, string $attribute): never

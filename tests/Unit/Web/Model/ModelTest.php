@@ -9,6 +9,7 @@ use Petrel\Database\Database;
 use Petrel\Tests\Unit\Web\Model\Fixtures\Account;
 use Petrel\Tests\Unit\Web\Model\Fixtures\BlogPost;
 use Petrel\Web\Error\NotFound;
+use Petrel\Web\Model\Internal\Cast;
 use Petrel\Web\Model\Model;
 use Petrel\Web\Model\ModelError;
 use Petrel\Web\Model\ModelNotFoundException;
@@ -65,10 +66,37 @@ final class ModelTest extends TestCase
         self::assertSame('1970-01-01T00:00:00+00:00', $account->born_at->setTimezone(new \DateTimeZone('UTC'))->format(\DATE_ATOM));
     }
 
+    /**
+     * Numbers at the limits keep their digits: an int from digits, never through a float
+     * (53 bits); a decimal rounded in decimal (half away from zero, as SQL's DECIMAL), a
+     * float written without an exponent; a date keeps its microseconds for the database.
+     */
+    public function testCastsKeepTheDigitsAtTheLimits(): void
+    {
+        $account = new Account();
+        foreach ([['9223372036854775807', \PHP_INT_MAX], ['-9223372036854775808', \PHP_INT_MIN], [' 7 ', 7], ['3.000', 3], ['1e3', 1000]] as [$in, $out]) {
+            $account->set('age', $in);
+            self::assertSame($out, $account->age, "int from {$in}");
+        }
+        foreach ([['12345678901234567.891', '12345678901234567.89'], ['99999999999999999.995', '100000000000000000.00'], ['1.005', '1.01'],
+            ['-0.005', '-0.01'], ['-0.001', '0.00'], ['1e3', '1000.00'], [1.005, '1.01']] as [$in, $out]) {
+            $account->set('balance', $in);
+            self::assertSame($out, $account->balance, 'decimal:2 from ' . \var_export($in, true));
+        }
+        foreach ([[1e-20, '0.00000000000000000001'], [-1e-16, '-0.0000000000000001'], [1e20, '100000000000000000000'], ['00012.3400', '12.34'], ['-0.0', '0'], [0.1 + 0.2, '0.30000000000000004']] as [$in, $out]) {
+            $account->set('ratio', $in);
+            self::assertSame($out, $account->ratio, 'decimal from ' . \var_export($in, true));
+        }
+        self::assertSame('2024-03-10 12:34:56.789000', Cast::toDatabase('datetime', new DateTimeImmutable('2024-03-10 12:34:56.789')));
+        self::assertSame('2024-03-10 12:34:56', Cast::toDatabase('datetime', new DateTimeImmutable('2024-03-10 12:34:56')));
+    }
+
     public function testImpossibleCastsAreErrors(): void
     {
         $account = new Account();
-        foreach ([['age', 'abc'], ['age', '3.7'], ['age', 2.5], ['age', [1]], ['active', 'maybe'], ['score', new \stdClass()], ['born_at', 'not a date'], ['balance', 'ten']] as [$key, $value]) {
+        // Out of range or with a fraction a float cannot see: refused, not saturated or rounded.
+        foreach ([['age', '9223372036854775808'], ['age', '9007199254740993.4'], ['age', '3.0000000000000001'], ['age', 9.2233720368547758E18], ['age', '1e30'],
+            ['age', 'abc'], ['age', '3.7'], ['age', 2.5], ['age', [1]], ['active', 'maybe'], ['score', new \stdClass()], ['born_at', 'not a date'], ['balance', 'ten']] as [$key, $value]) {
             try {
                 $account->set($key, $value);
                 self::fail("{$key} took " . \get_debug_type($value));
