@@ -267,6 +267,12 @@ final class RequestParser
                     throw new HttpException(431, 'Too many header fields');
                 }
                 $headers = FieldLines::parse($lines, 1);
+                // RFC 9112 §3.2: an invalid Host is a 400. A Host with a path, query,
+                // userinfo or fragment delimiter would move a URI built from it
+                // ("http://{host}{target}": Host "a.example/admin" prefixed the path).
+                if (isset($headers['host'][0]) && \strpbrk($headers['host'][0], "/?#@\\ \t") !== false) {
+                    throw new HttpException(400, 'Invalid Host header');
+                }
                 $this->lastHead = $head;
                 $this->lastBodiless = null;
                 $this->lastBodilessBytes = '';

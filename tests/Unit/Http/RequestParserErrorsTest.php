@@ -65,6 +65,11 @@ final class RequestParserErrorsTest extends TestCase
         yield 'bare CR in value' => [self::GET . "X-A: b\rc\r\n\r\n", 400];
         yield 'missing Host on HTTP/1.1' => ["GET / HTTP/1.1\r\nX-A: b\r\n\r\n", 400];
         yield 'two Host headers' => [self::GET . "Host: b\r\n\r\n", 400];
+        // A Host that would move a URI built from it (the PSR bridge's path, its userinfo).
+        yield 'Host with a path' => ["GET /public HTTP/1.1\r\nHost: app.example/admin\r\n\r\n", 400];
+        yield 'Host with a query' => ["GET /public HTTP/1.1\r\nHost: app.example?\r\n\r\n", 400];
+        yield 'Host with userinfo' => ["GET / HTTP/1.1\r\nHost: evil.example@app.example\r\n\r\n", 400];
+        yield 'Host with a backslash' => ["GET / HTTP/1.1\r\nHost: a\\b\r\n\r\n", 400];
         yield 'too many headers' => [self::GET . \str_repeat("X-A: b\r\n", 100) . "\r\n", 431];
         yield 'too many headers, small limit' => [self::GET . \str_repeat("X-A: b\r\n", 5) . "\r\n", 431, $small];
         yield 'oversized head' => [self::GET . 'X-A: ' . \str_repeat('b', 16400) . "\r\n\r\n", 431];
