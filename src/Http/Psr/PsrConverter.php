@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Petrel\Http\Psr;
 
 use Nyholm\Psr7\Factory\Psr17Factory;
+use Petrel\Http\HttpException;
 use Petrel\Http\Request;
 use Petrel\Http\Response;
 use Petrel\Http\UploadedFile;
@@ -24,14 +25,21 @@ final class PsrConverter
 
     public function toPsrRequest(Request $request): ServerRequestInterface
     {
-        $host = $request->getHeader('host') ?? 'localhost';
+        $host = $request->getHeader('host');
         $remote = $request->getRemoteAddress();
         $server = ['REQUEST_METHOD' => $request->getMethod(), 'REQUEST_URI' => $request->getTarget(), 'SERVER_PROTOCOL' => 'HTTP/' . $request->getProtocolVersion()];
         if ($remote !== null) {
-            $server['REMOTE_ADDR'] = \preg_replace('/:\d+$/', '', $remote);
+            $server['REMOTE_ADDR'] = \trim((string) \preg_replace('/:\d+$/', '', $remote), '[]'); // [::1]:80 → ::1, as php-fpm has it
         }
         $target = $request->getTarget();
-        $uri = \str_starts_with($target, '/') ? "http://{$host}{$target}" : $target;
+        // The parser refuses a Host with a path or userinfo in it (it would move the path);
+        // an empty one (allowed) is localhost, a port past 65535 a 400 rather than a 500.
+        $uri = \str_starts_with($target, '/') ? 'http://' . ($host === null || $host === '' ? 'localhost' : $host) . $target : $target;
+        try {
+            $uri = $this->factory->createUri($uri);
+        } catch (\InvalidArgumentException $invalid) {
+            throw new HttpException(400, 'Invalid Host header or request target', $invalid);
+        }
         $psr = $this->factory->createServerRequest($request->getMethod(), $uri, $server)
             ->withProtocolVersion($request->getProtocolVersion())
             ->withQueryParams($request->getQuery())
@@ -137,8 +145,10 @@ final class PsrConverter
 
     private function convertFile(UploadedFile $file): UploadedFileInterface
     {
+        // A failed upload (an empty file input: UPLOAD_ERR_NO_FILE) has no content: an
+        // empty stream, and the error says why, as PHP's $_FILES does.
         return $this->factory->createUploadedFile(
-            $this->factory->createStreamFromResource($file->getStream()),
+            $file->getError() === \UPLOAD_ERR_OK ? $this->factory->createStreamFromResource($file->getStream()) : $this->factory->createStream(''),
             $file->getSize(),
             $file->getError(),
             $file->getClientFilename(),

@@ -1,0 +1,39 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Tests\Unit\Http\Psr;
+
+use Petrel\Http\HttpException;
+use Petrel\Http\Psr\PsrConverter;
+use Petrel\Http\Request;
+use PHPUnit\Framework\TestCase;
+
+/** What a PSR-15 app sees of a request, beside what php-fpm's superglobals would give it. */
+final class PsrConverterTest extends TestCase
+{
+    /** A form's unfilled file input: UPLOAD_ERR_NO_FILE, as in $_FILES (it was a 500). */
+    public function testAnEmptyFileInputIsNoFileNotAnError(): void
+    {
+        $body = "--b\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nx\r\n"
+            . "--b\r\nContent-Disposition: form-data; name=\"attachment\"; filename=\"\"\r\nContent-Type: application/octet-stream\r\n\r\n\r\n--b--\r\n";
+        $psr = (new PsrConverter())->toPsrRequest(Request::create('POST', '/', ['Content-Type' => 'multipart/form-data; boundary=b'], $body));
+        $file = $psr->getUploadedFiles()['attachment'] ?? null;
+        self::assertInstanceOf(\Psr\Http\Message\UploadedFileInterface::class, $file);
+        self::assertSame(\UPLOAD_ERR_NO_FILE, $file->getError());
+        self::assertSame(['title' => 'x'], $psr->getParsedBody());
+    }
+
+    public function testTheUriComesFromTheTargetTheHostOnlyNamesTheHost(): void
+    {
+        $converter = new PsrConverter();
+        $psr = $converter->toPsrRequest(new Request('GET', '/a/b?c=1', '1.1', ['host' => ['app.example:8080']], '', [], '[2001:db8::1]:5678'));
+        self::assertSame(['app.example', 8080, '/a/b', 'c=1'], [$psr->getUri()->getHost(), $psr->getUri()->getPort(), $psr->getUri()->getPath(), $psr->getUri()->getQuery()]);
+        self::assertSame('2001:db8::1', $psr->getServerParams()['REMOTE_ADDR'], 'without brackets, as php-fpm has it (FILTER_VALIDATE_IP takes it)');
+        self::assertSame('localhost', $converter->toPsrRequest(new Request('GET', '/', '1.1', ['host' => ['']]))->getUri()->getHost(), 'an empty Host is allowed');
+
+        $this->expectException(HttpException::class);
+        $this->expectExceptionMessage('Invalid Host header');
+        $converter->toPsrRequest(new Request('GET', '/', '1.1', ['host' => ['app.example:99999']]));
+    }
+}
