@@ -68,6 +68,7 @@ final class MultipartParser
     {
         $fields = [];
         $files = [];
+        $uploads = 0; // files chosen: an empty file input (filename "") does not count, as in PHP
         $this->skipPreamble();
         while ($this->startPart()) {
             if (\count($fields) + \count($files) >= $this->limits->maxFormFields) {
@@ -76,7 +77,7 @@ final class MultipartParser
             [$name, $filename, $mediaType] = $this->readPartHead();
             if ($filename === null) {
                 $fields[] = [$name, $this->readField()];
-            } elseif (\count($files) >= $this->limits->maxUploadFiles) {
+            } elseif ($filename !== '' && $uploads++ >= $this->limits->maxUploadFiles) {
                 throw new HttpException(400, 'Too many uploaded files');
             } else {
                 $files[] = [$name, $this->readFile($filename, $mediaType)];

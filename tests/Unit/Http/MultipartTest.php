@@ -92,6 +92,22 @@ final class MultipartTest extends TestCase
         self::assertNull($files['empty']->getTempPath());
     }
 
+    /**
+     * A form with more optional file inputs than maxUploadFiles, mostly left empty: PHP
+     * does not count empty inputs against max_file_uploads, and neither does the limit.
+     */
+    public function testEmptyFileInputsDoNotCountAgainstTheUploadLimit(): void
+    {
+        $parts = \array_fill(0, 5, ['photo[]', '', '']);
+        $parts[] = ['photo[]', 'the one chosen', 'me.jpg', 'image/jpeg'];
+        $request = self::request(self::body($parts), (new HttpLimits())->withMaxUploadFiles(1));
+        $photos = $request->getUploadedFiles()['photo'] ?? null;
+        self::assertIsArray($photos);
+        self::assertCount(6, $photos);
+        self::assertSame(\UPLOAD_ERR_NO_FILE, $photos[0]->getError());
+        self::assertSame('the one chosen', $photos[5]->getContents());
+    }
+
     public function testUnquotedBoundaryAndFilenameVariants(): void
     {
         $body = "--b0undary\r\n"
