@@ -79,6 +79,12 @@ final class RequestFactory
             $server['REMOTE_PORT'] = $remotePort;
         }
         foreach ($request->getHeaders() as $header => $values) {
+            if (\str_contains($header, '_')) {
+                // X_Forwarded_For would land on X-Forwarded-For's HTTP_X_FORWARDED_FOR and
+                // override it (a spoofed client IP behind a trusted proxy): dropped, as nginx
+                // and Apache drop such names before php-fpm sees them.
+                continue;
+            }
             $key = \strtoupper(\str_replace('-', '_', $header));
             $value = \implode($header === 'cookie' ? '; ' : ', ', $values);
             // as php-fpm: Content-Type and Content-Length without the HTTP_ prefix

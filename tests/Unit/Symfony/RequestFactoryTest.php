@@ -161,6 +161,11 @@ final class RequestFactoryTest extends TestCase
         self::assertSame('shop.example', $trusted->getHost());
         self::assertSame('https://shop.example/', $trusted->getUri());
         self::assertSame('172.16.5.5', $factory->create($fromProxy->withRemoteAddress('172.16.5.5:99'))->getClientIp(), 'a peer outside the trusted range');
+
+        // A client's X_Forwarded_For (after the proxy's own) took HTTP_X_FORWARDED_FOR's place.
+        $spoofed = (new Request('GET', '/', '1.1', $headers + ['x_forwarded_for' => ['6.6.6.6']]))->withRemoteAddress('10.0.0.1:1234');
+        self::assertSame('203.0.113.9', $factory->create($spoofed)->getClientIp());
+        self::assertSame('203.0.113.9, 10.0.0.2', $factory->create($spoofed)->headers->get('X-Forwarded-For'));
     }
 
     public function testGivenServerParametersWin(): void
