@@ -127,8 +127,11 @@ final class ResponseEncoder
         $hasBody = $status === 200 || !Status::forbidsBody($status);
         if ($hasBody) {
             $length = \is_string($body) ? \strlen($body) : $body->getLength();
-            if ($headRequest && $body === '' && isset($headers['content-length'])) {
-                $length = $headers['content-length'][1][0];
+            if ($headRequest && $body === '') {
+                // Symfony's prepare() and Slim empty the body of a HEAD answer: its length
+                // is not the GET's, so none is said unless stated (RFC 9110 §8.6: a MAY,
+                // and if sent it must be the GET's).
+                $length = isset($headers['content-length']) ? $headers['content-length'][1][0] : null;
             }
             if ($length === $this->lastLength) {
                 $framing = $this->lengthLine;
