@@ -11,6 +11,7 @@ use Petrel\Console\Internal\TaskWorker;
 use Petrel\Http\ServerConfig;
 use Petrel\Loop\DriverFactory;
 use Petrel\Observability\FileWatcher;
+use Petrel\Observability\Log;
 use Petrel\Observability\MetricsEndpoint;
 use Petrel\Process\Master;
 use Petrel\Process\MasterConfig;
@@ -89,7 +90,7 @@ final class Application
                 default => throw new ConsoleException("Unknown command \"{$command}\" (see bin/petrel --help)"),
             };
         } catch (ConsoleException | ProcessException $error) {
-            \fwrite(\STDERR, "petrel: {$error->getMessage()}\n");
+            Log::stderr("petrel: {$error->getMessage()}\n"); // a daemon has closed STDERR
 
             return 1;
         }

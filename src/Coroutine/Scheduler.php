@@ -70,7 +70,8 @@ final class Scheduler
         $this->main = new Coroutine(0, $this, []);
         $this->errorHandler = static function (Throwable $error, string $where): void {
             $line = "Petrel: uncaught exception in {$where}: {$error}";
-            \defined('STDERR') ? \fwrite(\STDERR, "{$line}\n") : \error_log($line); // none under php-fpm
+            // None under php-fpm, closed in a daemon: the error log then (see Observability\Log::stderr()).
+            \defined('STDERR') && \is_resource(\STDERR) ? \fwrite(\STDERR, "{$line}\n") : \error_log($line);
         };
         $this->fiberMain = $this->runFiber(...);
         $this->drain = $this->drainReady(...);

@@ -94,12 +94,16 @@ final class Log
     }
 
     /**
-     * Writes $line to STDERR; where there is none (php-fpm, `php -S`: classic mode, where
-     * STDERR is not defined) to PHP's error log, which php-fpm writes to its own log.
+     * Writes $line to STDERR; where there is none to PHP's error log: under php-fpm and
+     * `php -S` (classic mode) STDERR is not defined, and a daemon (`--daemon`) closed it and
+     * pointed the error log at its log file. (fwrite() on the closed STDERR threw: the
+     * daemon's master died at its first log line.)
+     *
+     * @internal for every part that writes lines of its own (the process model, tasks)
      */
-    private static function stderr(string $line): void
+    public static function stderr(string $line): void
     {
-        if (\defined('STDERR')) {
+        if (\defined('STDERR') && \is_resource(\STDERR)) {
             \fwrite(\STDERR, $line);
         } else {
             \error_log(\rtrim($line, "\n"));

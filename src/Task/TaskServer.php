@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Petrel\Task;
 
 use Closure;
+use Petrel\Observability\Log;
 use Petrel\Socket\SocketServer;
 use Petrel\Task\Internal\RemoteThrowable;
 use Petrel\Task\Internal\TaskCodec;
@@ -142,7 +143,7 @@ final class TaskServer
 
             return $payload === null ? null : TaskCodec::decodeRequest($payload);
         } catch (TaskException $malformed) {
-            \fwrite(\STDERR, "petrel: task worker pid " . \getmypid() . " dropped a request: {$malformed->getMessage()}\n");
+            Log::stderr("petrel: task worker pid " . \getmypid() . " dropped a request: {$malformed->getMessage()}\n");
 
             return null;
         }

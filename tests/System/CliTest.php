@@ -135,10 +135,21 @@ final class CliTest extends TestCase
         self::assertStringContainsString('(daemon; log', $output);
         $body = @\file_get_contents("http://127.0.0.1:{$port}/");
         self::assertSame('Hello, World!', $body);
+        // The daemon closed STDERR: its master's first log line (this reload's) threw and
+        // the master died, taking the server down; a stop "succeeded" the same way.
+        $master = (int) \file_get_contents($pidFile);
+        $log = (string) \preg_replace('/\.pid$/', '.log', $pidFile);
+        $output = PetrelProcess::runCli(['reload', "--pid-file={$pidFile}"], $code);
+        self::assertSame(0, $code, $output);
+        PetrelProcess::waitFor(static fn (): bool => \str_contains((string) \file_get_contents($log), 'reloaded: old workers'), 15, 'the reload to complete: ' . \file_get_contents($log));
+        self::assertTrue(\posix_kill($master, 0), 'the master lives on');
+        self::assertSame('Hello, World!', @\file_get_contents("http://127.0.0.1:{$port}/"));
         $output = PetrelProcess::runCli(['stop', "--pid-file={$pidFile}"], $code);
         self::assertSame(0, $code, $output);
         self::assertFileDoesNotExist($pidFile);
-        @\unlink(\preg_replace('/\.pid$/', '.log', $pidFile));
+        self::assertStringContainsString('petrel: stopped', (string) \file_get_contents($log));
+        self::assertStringNotContainsString('TypeError', (string) \file_get_contents($log));
+        @\unlink($log);
     }
 
     public function testEnvironmentVariablesMirrorFlags(): void

@@ -6,6 +6,7 @@ namespace Petrel\Console\Internal;
 
 use Petrel\Coroutine\Scheduler;
 use Petrel\Http\Server;
+use Petrel\Observability\Log;
 use Petrel\Process\WorkerContext;
 
 /**
@@ -58,7 +59,7 @@ final class FatalErrorResponder
         $what = \str_starts_with($error['message'], 'Allowed memory size')
             ? "exceeded memory_limit {$this->memoryLimit}"
             : "died of a fatal error: {$error['message']} in {$error['file']}:{$error['line']}";
-        \fwrite(\STDERR, \sprintf("[%s] petrel: worker %d: %s %s; restarting\n", \date('Y-m-d H:i:s'), $this->context->number, $line, $what));
+        Log::stderr(\sprintf("[%s] petrel: worker %d: %s %s; restarting\n", \date('Y-m-d H:i:s'), $this->context->number, $line, $what));
         $this->context->dying("{$line} {$what}");
         self::answer500($request->getRemoteAddress());
     }

@@ -7,6 +7,7 @@ namespace Petrel\Process\Internal;
 use Closure;
 use Petrel\Coroutine\Scheduler;
 use Petrel\Observability\Internal\BlockingWatchdog;
+use Petrel\Observability\Log;
 use Petrel\Process\MasterConfig;
 use Petrel\Process\ProcessException;
 use Petrel\Process\Sidecar;
@@ -275,7 +276,7 @@ final class WorkerTable
             return $entry($context);
         } catch (Throwable $error) {
             $context->fail($error->getMessage());
-            \fwrite(\STDERR, "petrel: {$label} failed: {$error}\n");
+            Log::stderr("petrel: {$label} failed: {$error}\n");
 
             return 70;
         }
