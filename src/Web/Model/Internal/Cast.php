@@ -7,6 +7,7 @@ namespace Petrel\Web\Model\Internal;
 use DateTimeImmutable;
 use DateTimeInterface;
 use DateTimeZone;
+use Petrel\Web\Internal\IntegerText;
 use Petrel\Web\Model\ModelError;
 
 /**
@@ -134,9 +135,9 @@ final class Cast
     private static function integer(int|float|string $value, string $attribute): int
     {
         if (\is_string($value) && \preg_match('/^\s*([+-]?\d+)(?:\.(\d*))?\s*$/D', $value, $m) === 1) {
-            $int = \filter_var($m[1], \FILTER_VALIDATE_INT);
-            if ($int === false || \trim($m[2] ?? '', '0') !== '') {
-                throw new ModelError("Attribute \"{$attribute}\" (int) cannot take " . ($int === false ? 'the out-of-range ' : 'the non-integer ') . \trim($value));
+            $int = IntegerText::parse($m[1]);
+            if ($int === null || \trim($m[2] ?? '', '0') !== '') {
+                throw new ModelError("Attribute \"{$attribute}\" (int) cannot take " . ($int === null ? 'the out-of-range ' : 'the non-integer ') . \trim($value));
             }
 
             return $int;

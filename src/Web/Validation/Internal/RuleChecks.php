@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Petrel\Web\Validation\Internal;
 
+use Petrel\Web\Internal\IntegerText;
+
 /**
  * The checks behind the rule names: casts for the type rules, then constraints, each
  * returning the message for a failure (null when the value passes). Messages read
@@ -86,13 +88,8 @@ final class RuleChecks
         if (\is_int($value)) {
             return [true, $value];
         }
-        if (\is_string($value) && \preg_match('/^[+-]?\d+$/', $value) === 1) {
-            $digits = \ltrim(\ltrim($value, '+-'), '0');
-            $normalized = $digits === '' ? '0' : ($value[0] === '-' ? '-' : '') . $digits;
-            $int = (int) $value;
-            if ((string) $int === $normalized) { // not when (int) saturated: out of range
-                return [true, $int];
-            }
+        if (\is_string($value) && ($int = IntegerText::parse($value)) !== null) {
+            return [true, $int];
         }
 
         return [false, $value];

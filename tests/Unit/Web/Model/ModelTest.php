@@ -74,7 +74,7 @@ final class ModelTest extends TestCase
     public function testCastsKeepTheDigitsAtTheLimits(): void
     {
         $account = new Account();
-        foreach ([['9223372036854775807', \PHP_INT_MAX], ['-9223372036854775808', \PHP_INT_MIN], [' 7 ', 7], ['3.000', 3], ['1e3', 1000]] as [$in, $out]) {
+        foreach ([['9223372036854775807', \PHP_INT_MAX], ['-9223372036854775808', \PHP_INT_MIN], [' 7 ', 7], ['007', 7], ['-0', 0], ['3.000', 3], ['1e3', 1000]] as [$in, $out]) {
             $account->set('age', $in);
             self::assertSame($out, $account->age, "int from {$in}");
         }
