@@ -6,6 +6,7 @@ namespace Petrel\Http\Psr;
 
 use Nyholm\Psr7\Factory\Psr17Factory;
 use Petrel\Http\HttpException;
+use Petrel\Http\Internal\PeerAddress;
 use Petrel\Http\Request;
 use Petrel\Http\Response;
 use Petrel\Http\UploadedFile;
@@ -26,10 +27,10 @@ final class PsrConverter
     public function toPsrRequest(Request $request): ServerRequestInterface
     {
         $host = $request->getHeader('host');
-        $remote = $request->getRemoteAddress();
+        [$remote] = PeerAddress::split($request->getRemoteAddress()); // [::1]:80 → ::1, as php-fpm has it
         $server = ['REQUEST_METHOD' => $request->getMethod(), 'REQUEST_URI' => $request->getTarget(), 'SERVER_PROTOCOL' => 'HTTP/' . $request->getProtocolVersion()];
         if ($remote !== null) {
-            $server['REMOTE_ADDR'] = \trim((string) \preg_replace('/:\d+$/', '', $remote), '[]'); // [::1]:80 → ::1, as php-fpm has it
+            $server['REMOTE_ADDR'] = $remote;
         }
         $target = $request->getTarget();
         // The parser refuses a Host with a path or userinfo in it (it would move the path);

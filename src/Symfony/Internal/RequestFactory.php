@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Petrel\Symfony\Internal;
 
+use Petrel\Http\Internal\PeerAddress;
 use Petrel\Http\Request;
 use Petrel\Http\UploadedFile;
 use Symfony\Component\HttpFoundation\File\UploadedFile as SymfonyUploadedFile;
@@ -71,7 +72,7 @@ final class RequestFactory
         [$name, $port] = self::hostAndPort($request->getHeader('host'));
         $server['SERVER_NAME'] = $name;
         $server['SERVER_PORT'] = $port;
-        [$remoteAddress, $remotePort] = self::peer($request->getRemoteAddress());
+        [$remoteAddress, $remotePort] = PeerAddress::split($request->getRemoteAddress());
         if ($remoteAddress !== null) {
             $server['REMOTE_ADDR'] = $remoteAddress;
         }
@@ -110,27 +111,6 @@ final class RequestFactory
         }
 
         return [$m[1], ($m[2] ?? '') !== '' ? $m[2] : '80'];
-    }
-
-    /**
-     * "1.2.3.4:5678" → ['1.2.3.4', '5678']; "[::1]:5678" → ['::1', '5678']; a unix socket
-     * path → ['127.0.0.1', null] (a local peer, as nginx reports unix peers to php-fpm).
-     *
-     * @return array{?string, ?string}
-     */
-    private static function peer(?string $address): array
-    {
-        if ($address === null || $address === '') {
-            return [null, null];
-        }
-        if (\preg_match('/^\[([^\]]+)\]:(\d+)$/', $address, $m) === 1 || \preg_match('/^([^:]+):(\d+)$/', $address, $m) === 1) {
-            return [$m[1], $m[2]];
-        }
-        if (\filter_var($address, \FILTER_VALIDATE_IP) !== false) {
-            return [$address, null];
-        }
-
-        return ['127.0.0.1', null];
     }
 
     /**
