@@ -113,7 +113,7 @@ final class MultipartTest extends TestCase
         $body = "--b0undary\r\n"
             . "Content-Disposition: form-data; name=a; filename=\"C:\\\\Users\\\\eve\\\\evil.txt\"\r\n\r\nx\r\n"
             . "--b0undary\r\n"
-            . "Content-Disposition: form-data; name=\"b\"; filename=\"../../etc/passwd\"; filename*=UTF-8''%E2%82%AC%20rates.txt\r\n\r\ny\r\n"
+            . "Content-Disposition: form-data; name=\"b\"; filename*=UTF-8''%E2%82%AC%20rates.txt\r\n\r\ny\r\n"
             . "--b0undary\r\nContent-Disposition: form-data; name=\"c\"; filename=\"../..\"\r\n\r\nz\r\n"
             . "--b0undary--";
         $request = Request::create('POST', '/', ['Content-Type' => 'multipart/form-data; charset=utf-8; boundary=b0undary'], $body);
@@ -125,6 +125,50 @@ final class MultipartTest extends TestCase
         self::assertSame('€ rates.txt', $files['b']->getClientFilename());
         self::assertSame('', $files['c']->getClientFilename());
         self::assertNull($files['a']->getClientMediaType());
+    }
+
+    /**
+     * Inside quotes only \\ and \" are escapes, as in PHP (main/rfc1867.c): browsers never
+     * escape, and old IE/Edge send the whole Windows path with bare backslashes.
+     *
+     * @return iterable<string, array{string, array<string, string>, string|null}>
+     */
+    public static function dispositions(): iterable
+    {
+        yield 'IE path, bare backslashes' => ['form-data; name="f"; filename="C:\Users\me\doc.txt"', ['name' => 'f', 'filename' => 'C:\Users\me\doc.txt'], 'doc.txt'];
+        yield 'escaped backslashes' => ['form-data; name="f"; filename="C:\\\\Users\\\\doc.txt"', ['name' => 'f', 'filename' => 'C:\\Users\\doc.txt'], 'doc.txt'];
+        yield 'backslash in a name' => ['form-data; name="a\b"', ['name' => 'a\b'], null];
+        yield 'backslash before another letter' => ['form-data; name="f"; filename="x\n.txt"', ['name' => 'f', 'filename' => 'x\n.txt'], 'n.txt'];
+        yield 'escaped quote stays in one value' => ['form-data; name="a\"; b=c"; filename="x.txt"', ['name' => 'a"; b=c', 'filename' => 'x.txt'], 'x.txt'];
+        // \" always escapes: "a\" is not closed, and (as in PHP) runs to the end of the header.
+        yield 'backslash before the closing quote' => ['form-data; name="f"; filename="a\"', ['name' => 'f', 'filename' => 'a"'], 'a"'];
+        yield 'unterminated quote swallows what follows' => ['form-data; filename="a\"; name="f"', ['filename' => 'a"; name='], 'a"; name='];
+        yield 'filename wins over filename*' => ['form-data; name="f"; filename*=UTF-8\'\'%E2%82%AC.txt; filename="plain.txt"', ['name' => 'f', 'filename*' => "UTF-8''%E2%82%AC.txt", 'filename' => 'plain.txt'], 'plain.txt'];
+        yield 'an empty filename wins too' => ['form-data; name="f"; filename=""; filename*=UTF-8\'\'x.txt', ['name' => 'f', 'filename' => '', 'filename*' => "UTF-8''x.txt"], ''];
+        yield 'filename* alone' => ['form-data; name="f"; filename*=ISO-8859-1\'en\'%A3%20rates.txt', ['name' => 'f', 'filename*' => "ISO-8859-1'en'%A3%20rates.txt"], '£ rates.txt'];
+        yield 'undecodable filename* alone' => ['form-data; name="f"; filename*=UTF-16\'\'x.txt', ['name' => 'f', 'filename*' => "UTF-16''x.txt"], null];
+    }
+
+    /** @param array<string, string> $params */
+    #[DataProvider('dispositions')]
+    public function testContentDispositionParameters(string $value, array $params, ?string $filename): void
+    {
+        self::assertSame($params, ContentDisposition::parse($value));
+        self::assertSame($filename, ContentDisposition::filename($params));
+    }
+
+    public function testBackslashesInNamesAndIePathsReachTheForm(): void
+    {
+        $body = "--x\r\nContent-Disposition: form-data; name=\"a\\b\"\r\n\r\nfield\r\n"
+            . "--x\r\nContent-Disposition: form-data; name=\"q\\\"uote\"\r\n\r\nquoted\r\n"
+            . "--x\r\nContent-Disposition: form-data; name=\"up\"; filename=\"C:\\Users\\me\\doc.txt\"\r\n\r\nfile\r\n"
+            . "--x--\r\n";
+        $request = Request::create('POST', '/', ['Content-Type' => 'multipart/form-data; boundary=x'], $body);
+        self::assertSame(['a\\b' => 'field', 'q"uote' => 'quoted'], $request->getParsedBody());
+        $file = $request->getUploadedFiles()['up'];
+        self::assertInstanceOf(UploadedFile::class, $file);
+        self::assertSame('doc.txt', $file->getClientFilename());
+        self::assertSame('file', $file->getContents());
     }
 
     public function testLargeUploadIsStreamedToATempFileAndDeletedWithTheRequest(): void
