@@ -98,18 +98,12 @@ final class ResponseFactory
     private static function spool(StreamedResponse $response): string|StreamBody
     {
         $spool = \fopen('php://temp/maxmemory:' . self::SPOOL_MEMORY, 'w+b') ?: throw new \RuntimeException('Cannot open php://temp');
-        $level = \ob_get_level();
-        \ob_start(static function (string $output) use ($spool): string {
-            \fwrite($spool, $output);
-
-            return '';
-        }, self::CHUNK);
         try {
-            $response->sendContent();
-        } finally {
-            while (\ob_get_level() > $level) {
-                \ob_end_flush();
-            }
+            self::capture($response, $spool);
+        } catch (\Throwable $error) {
+            \fclose($spool);
+
+            throw $error;
         }
         $size = (int) (\fstat($spool)['size'] ?? 0);
         \rewind($spool);
@@ -121,6 +115,53 @@ final class ResponseFactory
         }
 
         return new StreamBody(self::read($spool, 0, $size), $size);
+    }
+
+    /**
+     * Runs the callback with its output captured into $spool by an output buffer, and
+     * leaves output buffering at the level it found.
+     *
+     * A callback that ends that buffer (the php-fpm idiom `while (ob_get_level() > 0)
+     * ob_end_flush();`) sends the rest of its output to the worker's stdout: the client
+     * would get a silently truncated 200, so that throws instead (a 500, logged). The
+     * buffer stays removable: a non-removable one would turn that idiom into an endless
+     * loop. Its handler sees its end (PHP_OUTPUT_HANDLER_FINAL) whoever asks: seen before
+     * capture() ends it, the callback did, even if it started buffers again since.
+     *
+     * @param resource $spool
+     */
+    private static function capture(StreamedResponse $response, $spool): void
+    {
+        $level = \ob_get_level();
+        $ended = false;
+        \ob_start(static function (string $output, int $phase) use ($spool, &$ended): string {
+            \fwrite($spool, $output);
+            if (($phase & \PHP_OUTPUT_HANDLER_FINAL) !== 0) {
+                $ended = true;
+            }
+
+            return '';
+        }, self::CHUNK);
+        try {
+            $response->sendContent();
+        } finally {
+            $lost = $ended; // before capture() ends it: the callback did
+            while (\ob_get_level() > $level) {
+                if ($lost) {
+                    \ob_end_clean(); // the callback's own buffers: with the capture gone, flushing would print them
+                } else {
+                    \ob_end_flush();
+                }
+            }
+        }
+        if ($lost) {
+            throw new \Error(
+                'A StreamedResponse callback ended the output buffer that captures its output (ob_end_flush(), '
+                . 'ob_end_clean() or ob_get_clean() on a buffer it did not start): what it printed afterwards went '
+                . 'to the worker\'s stdout, not to the client. Use ob_flush()/flush(), do not end output buffers you '
+                . 'did not start.',
+            );
+        }
     }
 
     /**

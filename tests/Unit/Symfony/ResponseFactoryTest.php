@@ -92,6 +92,7 @@ final class ResponseFactoryTest extends TestCase
     public function testAFailingStreamCallbackRestoresOutputBuffering(): void
     {
         $level = \ob_get_level();
+        $streams = \count(\get_resources('stream'));
         $symfony = new StreamedResponse(static function (): void {
             \ob_start(); // left open by the failing callback
             echo 'partial';
@@ -104,6 +105,82 @@ final class ResponseFactoryTest extends TestCase
             self::assertSame('stream failed', $error->getMessage());
         }
         self::assertSame($level, \ob_get_level());
+        self::assertCount($streams, \get_resources('stream'), 'the spool is closed');
+    }
+
+    public function testACallbackMayEndTheBuffersItStartedItself(): void
+    {
+        $level = \ob_get_level();
+        $symfony = new StreamedResponse(static function (): void {
+            echo 'a';
+            \ob_start();
+            echo 'b';
+            \ob_end_flush();
+            \ob_start();
+            echo 'dropped';
+            \ob_end_clean();
+            \ob_start();
+            echo 'c';
+            echo \ob_get_clean();
+            \ob_start();
+            echo 'd'; // left open
+        });
+
+        $response = (new ResponseFactory())->create($symfony, SymfonyRequest::create('/'));
+
+        self::assertSame('abcd', $response->getBody());
+        self::assertSame($level, \ob_get_level());
+    }
+
+    /**
+     * php-fpm idioms that end buffers the callback did not start. $outer stands for the
+     * level below the bridge's (0 in a worker; PHPUnit's own buffers must stay).
+     *
+     * @return iterable<string, array{\Closure(int): void, string}>
+     */
+    public static function buffersEndedByTheCallback(): iterable
+    {
+        yield 'ob_end_flush() loop' => [static function (int $outer): void {
+            echo 'before ';
+            while (\ob_get_level() > $outer) {
+                \ob_end_flush();
+            }
+            echo 'after';
+        }, 'after'];
+        yield 'ob_end_clean()' => [static function (): void {
+            echo 'before ';
+            \ob_end_clean();
+            echo 'after';
+        }, 'after'];
+        // The level is back where it was: only the buffer's handler can tell.
+        yield 'ob_get_clean(), then a buffer of its own' => [static function (): void {
+            echo 'before ';
+            \ob_get_clean();
+            \ob_start();
+            echo 'own, never printed';
+        }, ''];
+    }
+
+    /** @param \Closure(int): void $callback */
+    #[\PHPUnit\Framework\Attributes\DataProvider('buffersEndedByTheCallback')]
+    public function testACallbackThatEndsTheCaptureBufferIsAnErrorNotATruncatedBody(\Closure $callback, string $leaked): void
+    {
+        $streams = \count(\get_resources('stream'));
+        \ob_start(); // stands for the worker's stdout
+        $outer = \ob_get_level();
+        try {
+            (new ResponseFactory())->create(new StreamedResponse(static fn () => $callback($outer)), SymfonyRequest::create('/'));
+            self::fail('expected an Error');
+        } catch (\Error $error) {
+            self::assertStringContainsString('StreamedResponse callback ended the output buffer', $error->getMessage());
+            self::assertStringContainsString('Use ob_flush()/flush(), do not end output buffers you did not start.', $error->getMessage());
+        } finally {
+            $level = \ob_get_level();
+            $stdout = (string) \ob_get_clean();
+        }
+        self::assertSame($outer, $level, 'output buffering is back at its level');
+        self::assertSame($leaked, $stdout, 'printed after the capture ended; nothing the callback still buffered');
+        self::assertCount($streams, \get_resources('stream'), 'the spool is closed');
     }
 
     public function testBinaryFileResponseIsAFileBody(): void
