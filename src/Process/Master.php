@@ -34,6 +34,11 @@ use Petrel\Process\Internal\WorkerTable;
  * logged and the next attempt waits (0.1 s doubling up to 10 s). A reload or a stop during
  * a recycle takes over: the replacement in progress is part of the generation they stop.
  *
+ * Whatever the master retires (a reload's old generation, a recycled worker, a failed
+ * successor) has the graceful timeout to exit, as at a stop; one still there then is killed.
+ * A crash restart has the boot timeout, as the first start: one not ready by then is killed
+ * and retried with the back-off.
+ *
  * Each worker has a pipe to the master on which it says "ready", "error" (could not boot)
  * and its status every second; the master writes those into the status file read by
  * `petrel status`. The master's loop is select() on those pipes plus waitpid(WNOHANG);
@@ -88,9 +93,9 @@ final class Master
         $log ??= Log::info(...);
         $this->workers = new WorkerTable($config, $workerEntry, $taskWorkerEntry, $sidecars, $log);
         $this->status = new SupervisionStatus($this->workers, $config->statusFile !== null ? new StatusFile($config->statusFile) : null);
-        $this->restarts = new RestartSchedule($this->workers, $this->status, $log);
+        $this->restarts = new RestartSchedule($this->workers, $this->status, $config->bootTimeout, $log);
         $this->recycle = new RecycleCoordinator($this->workers, $this->restarts, $this->status, $config->bootTimeout, $log);
-        $this->reload = new ReloadCoordinator($this->workers, $this->status, $config->bootTimeout, $log);
+        $this->reload = new ReloadCoordinator($this->workers, $this->restarts, $this->status, $config->bootTimeout, $log);
         $this->stop = new StopSequence($this->workers, $config->gracefulTimeout, $onStopping, $log);
         $this->wait = new MasterWait($this->workers, $sidecars, $this->status->snapshot(...));
     }
@@ -184,6 +189,7 @@ final class Master
             foreach ($this->workers->reap() as [$worker, $reason]) {
                 $this->onExit($worker, $reason);
             }
+            $this->workers->killOverdue();
             if ($this->stop->begun()) {
                 if ($this->stop->progress()) {
                     return 0;
@@ -223,11 +229,14 @@ final class Master
         $this->stop->begin();
     }
 
-    /** The new generation replaces every worker: no recycle or restart is left to do. */
+    /**
+     * The new generation replaces every worker: no recycle is left to do. Restarts go on
+     * while it boots (the old generation serves meanwhile, and keeps serving at full
+     * strength if the reload fails); a reload that succeeds cancels those still pending.
+     */
     private function beginReload(): void
     {
         $this->recycle->yieldToReload();
-        $this->restarts->cancel();
         $this->reload->begin();
     }
 }

@@ -12,16 +12,24 @@ use Closure;
  * new workers fails (an error, an exit, not ready within the boot timeout), the new
  * generation is retired instead and the old one keeps serving.
  *
+ * Crash restarts go on during a reload (RestartSchedule): a worker of the old generation
+ * that dies meanwhile is replaced as usual, so a reload that fails leaves every number
+ * served or due for its restart (a restart in its back-off is not lost to the reload). A
+ * reload that succeeds retires whatever is not of the new generation, those restarted
+ * meanwhile too, and cancels the restarts still pending: the new generation serves every
+ * number.
+ *
  * @internal
  */
 final class ReloadCoordinator
 {
-    /** @var array{old: list<int>, new: list<int>, deadline: float}|null the reload in progress (pids) */
+    /** @var array{new: list<int>, deadline: float}|null the reload in progress (the new generation's pids) */
     private ?array $current = null;
 
     /** @param Closure(string): void $log */
     public function __construct(
         private readonly WorkerTable $workers,
+        private readonly RestartSchedule $restarts,
         private readonly SupervisionStatus $status,
         private readonly float $bootTimeout,
         private readonly Closure $log,
@@ -33,13 +41,12 @@ final class ReloadCoordinator
         return $this->current !== null;
     }
 
-    /** Forks the new generation; every worker alive now belongs to the old one. */
+    /** Forks the new generation. */
     public function begin(): void
     {
         \assert($this->current === null, 'one reload at a time');
-        $old = \array_keys($this->workers->all());
         $new = $this->workers->spawnAll();
-        $this->current = ['old' => $old, 'new' => $new, 'deadline' => \microtime(true) + $this->bootTimeout];
+        $this->current = ['new' => $new, 'deadline' => \microtime(true) + $this->bootTimeout];
         ($this->log)(\sprintf('reloading: started %d new worker(s)', \count($new)));
     }
 
@@ -65,8 +72,11 @@ final class ReloadCoordinator
             }
         }
         $this->status->countRestarts('reload', \count($this->current['new']));
-        foreach ($this->current['old'] as $pid) {
-            $this->workers->retire($pid);
+        $this->restarts->cancel();
+        foreach ($this->workers->all() as $pid => $worker) {
+            if (!\in_array($pid, $this->current['new'], true) && $worker->state !== WorkerHandle::RETIRING) {
+                $this->workers->retire($pid);
+            }
         }
         $this->current = null;
         ($this->log)('reloaded: old workers finish their requests and exit');

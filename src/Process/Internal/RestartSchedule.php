@@ -14,6 +14,11 @@ use Closure;
  * healthy) is restarted at once; one that dies at boot waits backoff() of its consecutive
  * deaths at boot: 0.1 s doubling up to 10 s.
  *
+ * A restarted worker has the boot timeout the first start has: one not ready by then (its
+ * APP waits on a service that never answers) is killed, which counts as a death at boot
+ * and is retried after the back-off. Without it, the number stayed "starting" for ever,
+ * served by no one.
+ *
  * @internal
  */
 final class RestartSchedule
@@ -24,11 +29,14 @@ final class RestartSchedule
     private array $due = [];
     /** @var array<int, int> worker number => consecutive deaths at boot */
     private array $bootFailures = [];
+    /** @var array<int, float> pid of a restarted worker not yet ready => its boot deadline */
+    private array $booting = [];
 
     /** @param Closure(string): void $log */
     public function __construct(
         private readonly WorkerTable $workers,
         private readonly SupervisionStatus $status,
+        private readonly float $bootTimeout,
         private readonly Closure $log,
     ) {
     }
@@ -69,21 +77,32 @@ final class RestartSchedule
         $this->due[$number] = \microtime(true) + $delay;
     }
 
-    /** Forks the workers whose restart is due. */
+    /** Forks the workers whose restart is due; kills those restarted that are not ready in time. */
     public function spawnDue(): void
     {
         $now = \microtime(true);
         foreach ($this->due as $number => $at) {
             if ($at <= $now) {
                 unset($this->due[$number]);
-                $this->workers->spawn($number);
+                $this->booting[$this->workers->spawn($number)] = $now + $this->bootTimeout;
+            }
+        }
+        foreach ($this->booting as $pid => $deadline) {
+            $worker = $this->workers->get($pid);
+            if ($worker === null || $worker->state !== WorkerHandle::STARTING) {
+                unset($this->booting[$pid]); // ready, gone, or retired by a reload
+            } elseif ($now > $deadline) {
+                unset($this->booting[$pid]);
+                $worker->error ??= \sprintf('not ready after %s s: killed', $this->bootTimeout);
+                \posix_kill($pid, \SIGKILL); // its exit is a death at boot: afterCrash()
             }
         }
     }
 
-    /** Forgets the pending restarts (a stop, or a reload that starts every number anew). */
+    /** Forgets the pending restarts (a stop, or a reload whose new generation serves every number). */
     public function cancel(): void
     {
         $this->due = [];
+        $this->booting = [];
     }
 }

@@ -27,6 +27,8 @@ final class WorkerHandle
     public ?string $retiringBecause = null;
     /** Why the worker said it is dying of a fatal error while healthy, or null. */
     public ?string $dyingBecause = null;
+    /** When the master sent the SIGTERM of a retirement (WorkerTable::retire()), or null. */
+    public ?float $retiredAt = null;
     /** @var array<string, mixed> */
     public array $status = [];
     /**

@@ -211,13 +211,35 @@ final class WorkerTable
         return $exited;
     }
 
-    /** A graceful stop for one worker, which is now RETIRING (its exit is expected); none if gone. */
+    /**
+     * A graceful stop for one worker, which is now RETIRING (its exit is expected); none if
+     * gone. killOverdue() ends it if it is still there after the graceful timeout.
+     */
     public function retire(int $pid): void
     {
         $worker = $this->workers[$pid] ?? null;
         if ($worker !== null) {
             $worker->state = WorkerHandle::RETIRING;
+            $worker->retiredAt ??= \microtime(true);
             \posix_kill($pid, \SIGTERM);
+        }
+    }
+
+    /**
+     * SIGKILL to the retired workers still there after MasterConfig::$gracefulTimeout: a
+     * worker drains its requests within that time and exits, so one still there cannot (a
+     * handler in an endless loop, a task that never ends with its SIGTERM blocked). Without
+     * this, a reload or a recycle left it running for ever, a core at 100 %.
+     */
+    public function killOverdue(): void
+    {
+        $now = \microtime(true);
+        foreach ($this->workers as $pid => $worker) {
+            if ($worker->retiredAt !== null && $now - $worker->retiredAt > $this->config->gracefulTimeout) {
+                $worker->retiredAt = \INF; // once
+                ($this->log)(\sprintf('%s (pid %d) still busy %s s after it was retired: killing it', $worker->label(), $pid, $this->config->gracefulTimeout));
+                \posix_kill($pid, \SIGKILL);
+            }
         }
     }
 

@@ -1,0 +1,164 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Petrel\Tests\Integration\Process;
+
+use PHPUnit\Framework\TestCase;
+use RuntimeException;
+
+/**
+ * The master's supervision at its edges, on a real master process (fixtures/master.php)
+ * whose workers serve nothing and do what files in the master's directory say.
+ */
+final class MasterTest extends TestCase
+{
+    private string $dir;
+    /** @var resource|null */
+    private $process = null;
+
+    protected function setUp(): void
+    {
+        $this->dir = \sys_get_temp_dir() . '/petrel-master-test-' . \getmypid() . '-' . \bin2hex(\random_bytes(4));
+        \mkdir($this->dir);
+    }
+
+    protected function tearDown(): void
+    {
+        if ($this->process !== null) {
+            $status = \proc_get_status($this->process);
+            if ($status['running']) {
+                \posix_kill($status['pid'], \SIGTERM);
+                $this->waitFor(fn (): bool => !\proc_get_status($this->process)['running'], 10, 'the master to stop');
+            }
+            \proc_close($this->process);
+        }
+        foreach ((array) \glob("{$this->dir}/*") as $file) {
+            @\unlink((string) $file);
+        }
+        @\rmdir($this->dir);
+    }
+
+    /**
+     * A worker crashed and could not boot again (the APP broke); a reload tried during its
+     * back-off failed the same way. The reload cancelled the pending restart and its failure
+     * did not bring it back: once the APP was fixed, the number stayed without a worker for
+     * good (with --workers=1, the server answered nobody).
+     */
+    public function testARestartInItsBackOffOutlivesAFailedReload(): void
+    {
+        $this->startMaster(workers: 1);
+        [$worker] = $this->workerPids('ready');
+        \touch("{$this->dir}/boot-fails");
+        \posix_kill($worker, \SIGKILL);
+        $this->waitFor(fn (): bool => \str_contains($this->log(), 'restarting in'), 5, 'a restart in its back-off');
+        $this->signalMaster(\SIGUSR1);
+        $this->waitFor(fn (): bool => \str_contains($this->log(), 'reload failed'), 5, 'the reload to fail');
+        \unlink("{$this->dir}/boot-fails");
+        $this->waitFor(fn (): bool => \count($this->workerPids('ready')) === 1 && $this->workerPids('ready') !== [$worker], 15, "a new worker; the master's log:\n" . $this->log());
+    }
+
+    /**
+     * A worker of the old generation that crashes during a reload is restarted (the old
+     * generation serves until the new one is ready), and that restart is retired with the
+     * rest of the old generation when the reload succeeds: one worker per number after it.
+     * It used to be kept, a worker more than --workers for the master's lifetime.
+     */
+    public function testAReloadLeavesOneWorkerPerNumberWhenAnOldWorkerCrashedDuringIt(): void
+    {
+        $this->startMaster(workers: 2);
+        $old = $this->workerPids('ready');
+        \touch("{$this->dir}/boot-slow");
+        $this->signalMaster(\SIGUSR1);
+        $this->waitFor(fn (): bool => \str_contains($this->log(), 'reloading'), 5, 'the reload to begin');
+        \posix_kill($old[0], \SIGKILL);
+        $this->waitFor(fn (): bool => \str_contains($this->log(), 'reloaded'), 10, 'the reload to end');
+        $this->waitFor(fn (): bool => \count($this->workerPids()) === 2, 5, "two workers; they are:\n" . \json_encode($this->masterStatus()['workers'] ?? []));
+        \usleep(1_500_000); // a restart still due would fork by now
+        self::assertCount(2, $this->workerPids(), (string) \json_encode($this->masterStatus()['workers'] ?? []));
+        self::assertSame([], \array_intersect($old, $this->workerPids()));
+    }
+
+    /**
+     * A reload sends the old workers SIGTERM; one that cannot act on it (a handler in an
+     * endless loop) was never killed: it ran on at 100 % CPU, only a stop ended it.
+     */
+    public function testARetiredWorkerStillThereAfterTheGracefulTimeoutIsKilled(): void
+    {
+        \touch("{$this->dir}/deaf");
+        $this->startMaster(workers: 1, gracefulTimeout: 1.0);
+        [$deaf] = $this->workerPids('ready');
+        \unlink("{$this->dir}/deaf");
+        $this->signalMaster(\SIGUSR1);
+        $this->waitFor(fn (): bool => \str_contains($this->log(), 'reloaded'), 10, 'the reload to end');
+        $this->waitFor(static fn (): bool => !\file_exists("/proc/{$deaf}") || \str_contains((string) @\file_get_contents("/proc/{$deaf}/stat"), ') Z'), 6, 'the deaf worker to be killed');
+        self::assertStringContainsString("worker 1 (pid {$deaf}) still busy 1 s after it was retired: killing it", $this->log());
+    }
+
+    /**
+     * The first start, a reload and a recycle all give a new worker the boot timeout; a
+     * restart after a crash did not: a worker hanging at boot stayed "starting" for ever.
+     */
+    public function testARestartedWorkerNotReadyWithinTheBootTimeoutIsKilledAndRetried(): void
+    {
+        $this->startMaster(workers: 1, bootTimeout: 2.0);
+        [$worker] = $this->workerPids('ready');
+        \touch("{$this->dir}/boot-hangs");
+        \posix_kill($worker, \SIGKILL);
+        $this->waitFor(fn (): bool => \str_contains($this->log(), 'not ready after 2 s: killed'), 8, "the hung restart to be killed; the master's log:\n" . $this->log());
+        \unlink("{$this->dir}/boot-hangs");
+        $this->waitFor(fn (): bool => \count($this->workerPids('ready')) === 1 && $this->workerPids('ready') !== [$worker], 10, 'a new ready worker');
+    }
+
+    private function startMaster(int $workers, float $gracefulTimeout = 5.0, float $bootTimeout = 10.0): void
+    {
+        $command = [\PHP_BINARY, __DIR__ . '/fixtures/master.php', $this->dir, (string) $workers, (string) $gracefulTimeout, (string) $bootTimeout];
+        $this->process = \proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['file', "{$this->dir}/stdout", 'a'], 2 => ['file', "{$this->dir}/stdout", 'a']], $pipes);
+        self::assertIsResource($this->process);
+        $this->waitFor(fn (): bool => \count($this->workerPids('ready')) === $workers, 10, 'the workers to be ready');
+    }
+
+    private function signalMaster(int $signal): void
+    {
+        \assert($this->process !== null);
+        \posix_kill(\proc_get_status($this->process)['pid'], $signal);
+    }
+
+    /** @return list<int> the workers the master's status file lists (in $state only, if given) */
+    private function workerPids(?string $state = null): array
+    {
+        $pids = [];
+        foreach ($this->masterStatus()['workers'] ?? [] as $worker) {
+            if (\is_array($worker) && ($state === null || $worker['state'] === $state)) {
+                $pids[] = (int) $worker['pid'];
+            }
+        }
+        \sort($pids);
+
+        return $pids;
+    }
+
+    /** @return array<string, mixed> */
+    private function masterStatus(): array
+    {
+        $status = \json_decode((string) @\file_get_contents("{$this->dir}/status.json"), true);
+
+        return \is_array($status) ? $status : [];
+    }
+
+    private function log(): string
+    {
+        return (string) @\file_get_contents("{$this->dir}/master.log") . (string) @\file_get_contents("{$this->dir}/stdout");
+    }
+
+    private function waitFor(\Closure $condition, float $timeout, string $what): void
+    {
+        $deadline = \microtime(true) + $timeout;
+        while (!$condition()) {
+            if (\microtime(true) > $deadline) {
+                throw new RuntimeException("timed out after {$timeout} s waiting for {$what}");
+            }
+            \usleep(50000);
+        }
+    }
+}
