@@ -118,9 +118,10 @@ final class Master
         \pcntl_signal(\SIGINT, fn () => $this->stopRequested = true);
         \pcntl_signal(\SIGUSR1, fn () => $this->reloadRequested = true);
         \pcntl_signal(\SIGCHLD, static fn () => null); // only to interrupt select()
+        // The title first: PidFile::read() takes a pid for a master's by it.
+        @\cli_set_process_title("{$this->config->title}: master");
         $pidFile = $this->config->pidFile !== null ? new PidFile($this->config->pidFile) : null;
         $pidFile?->write($pid);
-        @\cli_set_process_title("{$this->config->title}: master");
         try {
             $this->workers->startWatchdog();
             $this->workers->spawnAll();

@@ -19,7 +19,10 @@ final class PidFile
         return new self(\sys_get_temp_dir() . "/petrel-{$key}.pid");
     }
 
-    /** The pid of a live master, or null if the file is missing or stale. */
+    /**
+     * The pid of a live master, or null if the file is missing or stale: its pid is gone,
+     * or is now another program's (isMaster()).
+     */
     public function read(): ?int
     {
         $pid = @\file_get_contents($this->path);
@@ -28,7 +31,22 @@ final class PidFile
         }
         $pid = (int) \trim($pid);
 
-        return self::isAlive($pid) ? $pid : null;
+        return self::isAlive($pid) && self::isMaster($pid) ? $pid : null;
+    }
+
+    /**
+     * False when /proc shows that $pid is not a master: Master::run() titles its process
+     * "{title}: master" before it writes its pid file. A master that could not remove its
+     * file (SIGKILL, the OOM killer, a /tmp kept across a reboot) leaves a pid the system
+     * may give another program: `petrel stop` sent that program SIGTERM, `reload` SIGUSR1
+     * (which ends most), and `start` refused to run. Where /proc cannot tell (another OS,
+     * hidepid), the live pid is trusted as before.
+     */
+    public static function isMaster(int $pid): bool
+    {
+        $command = @\file_get_contents("/proc/{$pid}/cmdline");
+
+        return !\is_string($command) || \str_contains($command, ': master'); // a kernel thread's is empty
     }
 
     /** True for a running process; false for none or a zombie (exited, not yet reaped). */
