@@ -20,8 +20,8 @@ use Throwable;
  *
  * A task whose submitter has already given up (deadline passed, connection closed) is
  * skipped. SIGTERM/SIGINT/SIGUSR1 are blocked while a task runs, so a blocking call
- * (usleep, a query) is not cut short; a SIGTERM or SIGINT that came meanwhile stops the
- * server right after the task (and is consumed: its handlers do not run). If the task
+ * (usleep, a query) is not cut short; a SIGTERM or SIGINT (unless ignored) that came
+ * meanwhile stops the server right after the task (and is consumed: its handlers do not run). If the task
  * kills the process with a fatal error or exit(), a shutdown function still tells the
  * submitter what happened.
  */
@@ -121,7 +121,7 @@ final class TaskServer
             $this->tasks++;
             // A stop signal that came during the task (still blocked: taken here, not by a
             // handler) stops now, before the next accept, which would not ask the loop first.
-            if (\pcntl_sigtimedwait([\SIGTERM, \SIGINT], $info, 0, 0) > 0) {
+            if (\pcntl_sigtimedwait(self::stopSignals(), $info, 0, 0) > 0) {
                 $this->stop();
             }
             \pcntl_sigprocmask(\SIG_SETMASK, $previousMask);
@@ -129,6 +129,17 @@ final class TaskServer
         ($this->onFinish)?->__invoke($this->tasks);
 
         return $reply;
+    }
+
+    /**
+     * SIGTERM, and SIGINT unless this process ignores it (a task worker: Ctrl-C is its
+     * master's to act on). Blocked, an ignored SIGINT stays pending and would be taken here.
+     *
+     * @return list<int>
+     */
+    private static function stopSignals(): array
+    {
+        return \pcntl_signal_get_handler(\SIGINT) === \SIG_IGN ? [\SIGTERM] : [\SIGTERM, \SIGINT];
     }
 
     /** @param resource $connection */

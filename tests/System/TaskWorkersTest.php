@@ -134,6 +134,32 @@ final class TaskWorkersTest extends AsyncTestCase
     }
 
     /**
+     * Ctrl-C signals the terminal's whole process group: the task workers stopped with the
+     * master, while requests draining in the HTTP workers still submit tasks. A task worker
+     * ignores SIGINT (during a task too, when it is blocked); its master stops it last.
+     */
+    public function testATaskWorkerIgnoresSigintItsMasterStopsIt(): void
+    {
+        $server = (new PetrelProcess(self::$app, ['--workers=1', '--task-workers=1']))->start();
+        PetrelProcess::waitFor(static fn () => \count(self::taskWorkerPids($server->status())) === 1, 10, 'a ready task worker');
+        [$taskWorker] = self::taskWorkerPids($server->status());
+        $bodies = $this->async(static function () use ($server, $taskWorker): array {
+            $during = go(static fn () => RawHttp::get($server->address, '/block?ms=300')->body);
+            sleep(0.1);
+            \posix_kill($taskWorker, \SIGINT); // during a task
+            $first = $during->join();
+            \posix_kill($taskWorker, \SIGINT); // idle
+            sleep(0.5);
+
+            return [$first, RawHttp::get($server->address, '/block?ms=10')->body];
+        }, 20.0);
+        self::assertSame(["blocked 300 ms in a task worker\n", "blocked 10 ms in a task worker\n"], $bodies);
+        self::assertTrue(\Petrel\Process\PidFile::isAlive($taskWorker), "the task worker serves on; the log:\n" . $server->log());
+        self::assertSame(0, $server->stop());
+        self::assertFalse(\Petrel\Process\PidFile::isAlive($taskWorker));
+    }
+
+    /**
      * @param array<string, mixed> $status
      * @return list<int>
      */

@@ -21,7 +21,8 @@ use function Petrel\run;
  * workers. It serves tasks on the Unix socket the master bound (TaskServer), reports its
  * status (tasks run, idle or busy with which task), asks for a replacement after
  * --max-requests tasks or past --max-memory, and stops gracefully on SIGTERM: the running
- * task finishes first.
+ * task finishes first. It ignores SIGINT (Ctrl-C): its master stops it once the HTTP
+ * workers, which may submit tasks until they have drained, are gone.
  *
  * @internal
  */
@@ -69,9 +70,11 @@ final class TaskWorker
             onDeath: $context->dying(...),
         );
         $driver = Scheduler::get()->driver;
-        foreach ([\SIGTERM, \SIGINT] as $signal) {
-            $driver->unreference($driver->onSignal($signal, $server->stop(...)));
-        }
+        $driver->unreference($driver->onSignal(\SIGTERM, $server->stop(...)));
+        // Ctrl-C sends SIGINT to the terminal's whole process group: the task workers would
+        // stop with the master and the HTTP workers, while requests still draining there
+        // submit tasks (they got a task timeout). The master stops task workers last.
+        \pcntl_signal(\SIGINT, \SIG_IGN);
         \pcntl_signal(\SIGUSR1, \SIG_IGN);
         $context->watchMaster($driver, $server->stop(...));
         $report = static function () use ($context, $server, $recycle, &$busy): void {
