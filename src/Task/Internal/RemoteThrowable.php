@@ -22,6 +22,14 @@ use Throwable;
  */
 final class RemoteThrowable
 {
+    /**
+     * Past this many bytes (message, trace and serialized form together) only a cut of the
+     * message and the trace is sent: the reply must stay within TaskCodec::MAX_FRAME_BYTES,
+     * and an exception over it (a 35 MB message, kept twice) killed the task worker.
+     */
+    private const WHOLE_BYTES = 16 * 1024 * 1024;
+    private const CUT_BYTES = 65536;
+
     /** @return array{class: class-string, message: string, code: int|string, file: string, line: int, trace: string, serialized: ?string} */
     public static function capture(Throwable $error): array
     {
@@ -35,16 +43,26 @@ final class RemoteThrowable
             // Not serializable (a closure in a property): the description below must do.
         }
         $code = $error->getCode();
+        $message = $error->getMessage();
+        $trace = $error->getTraceAsString();
+        if (\strlen($message) + \strlen($trace) + \strlen((string) $serialized) > self::WHOLE_BYTES) {
+            [$serialized, $message, $trace] = [null, self::cut($message), self::cut($trace)];
+        }
 
         return [
             'class' => $error::class,
-            'message' => $error->getMessage(),
+            'message' => $message,
             'code' => \is_int($code) || \is_string($code) ? $code : 0,
             'file' => $error->getFile(),
             'line' => $error->getLine(),
-            'trace' => $error->getTraceAsString(),
+            'trace' => $trace,
             'serialized' => $serialized,
         ];
+    }
+
+    private static function cut(string $text): string
+    {
+        return \strlen($text) <= self::CUT_BYTES ? $text : \sprintf('%s… (%d bytes in all)', \substr($text, 0, self::CUT_BYTES), \strlen($text));
     }
 
     /** @param string $where e.g. "task App\Resize in task worker pid 123" */

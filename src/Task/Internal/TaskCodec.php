@@ -66,10 +66,15 @@ final class TaskCodec
 
     /**
      * @param self::STARTED|self::RESULT|self::THROWN|self::DIED|self::REFUSED $kind
-     * @throws TaskException when $data cannot be serialized (a result holding a closure)
+     * @throws TaskException when $data cannot be sent (a result holding a closure or a
+     *         resource: serialize() writes a resource as the integer 0, silently)
      */
     public static function encodeReply(string $kind, mixed $data): string
     {
+        $resource = $kind === self::RESULT ? self::findResource([$data]) : null;
+        if ($resource !== null) {
+            throw new TaskException(\sprintf("The task's result %s; resources cannot cross processes (return a path or the data instead)", self::where($resource, 'is a resource', 'holds a resource at %s')));
+        }
         try {
             $payload = \serialize([$kind, $data]);
         } catch (Throwable $error) {
@@ -89,6 +94,10 @@ final class TaskCodec
         if (!\is_array($value) || !\is_string($value[0] ?? null) || !\array_key_exists(1, $value)
             || !\in_array($value[0], [self::STARTED, self::RESULT, self::THROWN, self::DIED, self::REFUSED], true)) {
             throw new TaskException('Malformed reply from a task worker');
+        }
+        if ($value[0] === self::RESULT && ($unknown = self::findIncomplete([$value[1]])) !== null) {
+            [$path, $class] = $unknown;
+            throw new TaskException(\sprintf("The task's result %s of class %s, which this process cannot load (unserialize() made it a __PHP_Incomplete_Class): make the class autoloadable in the HTTP workers too, or return plain values", self::where($path, 'is an object', 'holds an object at %s'), $class));
         }
 
         return [$value[0], $value[1]];
@@ -137,6 +146,36 @@ final class TaskCodec
         }
 
         return $value;
+    }
+
+    /** "is a resource" for the path of the value itself ("[0]"), "holds a resource at ['f'][2]" for one within it. */
+    private static function where(string $path, string $itself, string $within): string
+    {
+        return $path === '[0]' ? $itself : \sprintf($within, \substr($path, 3));
+    }
+
+    /**
+     * The path and class name of the first object in $values (arrays walked) whose class
+     * was unknown to unserialize(), or null.
+     *
+     * @param array<array-key, mixed> $values
+     * @return array{string, string}|null
+     */
+    private static function findIncomplete(array $values, string $path = ''): ?array
+    {
+        foreach ($values as $key => $value) {
+            $here = "{$path}[" . \var_export($key, true) . ']';
+            if ($value instanceof \__PHP_Incomplete_Class) {
+                $class = ((array) $value)['__PHP_Incomplete_Class_Name'] ?? 'unknown';
+
+                return [$here, \is_string($class) ? $class : 'unknown'];
+            }
+            if (\is_array($value) && ($found = self::findIncomplete($value, $here)) !== null) {
+                return $found;
+            }
+        }
+
+        return null;
     }
 
     /** @param array<array-key, mixed> $args the path of the first resource found ("[1][0]"), or null */

@@ -55,6 +55,46 @@ final class TaskCodecTest extends TestCase
         TaskCodec::encodeReply(TaskCodec::RESULT, static fn () => 1);
     }
 
+    /** serialize() writes a resource as the integer 0: the caller got 0 for a resource, silently. */
+    public function testAResultHoldingAResourceIsATaskException(): void
+    {
+        $file = \fopen('php://memory', 'r');
+        foreach ([[$file, "The task's result is a resource;"], [['rows' => [1, $file]], "The task's result holds a resource at ['rows'][1];"]] as [$result, $message]) {
+            try {
+                TaskCodec::encodeReply(TaskCodec::RESULT, $result);
+                self::fail('a resource in a result must not be sent');
+            } catch (TaskException $error) {
+                self::assertStringStartsWith($message, $error->getMessage());
+            }
+        }
+    }
+
+    /** A class only the task worker loads arrived as a __PHP_Incomplete_Class, silently. */
+    public function testAResultOfAClassUnknownHereIsATaskExceptionNamingIt(): void
+    {
+        foreach (['O:13:"App\\OnlyThere":1:{s:1:"a";i:1;}' => "is an object of class App\\OnlyThere,", 'a:1:{s:4:"list";a:1:{i:0;O:13:"App\\OnlyThere":0:{}}}' => "holds an object at ['list'][0] of class App\\OnlyThere,"] as $result => $message) {
+            $payload = 'a:2:{i:0;s:1:"r";i:1;' . $result . '}';
+            try {
+                TaskCodec::decodeReply($payload);
+                self::fail('an incomplete object must not be returned');
+            } catch (TaskException $error) {
+                self::assertStringStartsWith("The task's result {$message}", $error->getMessage());
+            }
+        }
+    }
+
+    /** The exception and its serialized form past the frame limit killed the task worker. */
+    public function testAnExceptionTooLargeToSendWholeIsCut(): void
+    {
+        $captured = RemoteThrowable::capture(new \RuntimeException(\str_repeat('e', 35_000_000)));
+        $frame = TaskCodec::encodeReply(TaskCodec::THROWN, $captured);
+        self::assertLessThan(200_000, \strlen($frame));
+        $error = RemoteThrowable::rebuild(TaskCodec::decodeReply(\substr($frame, 4))[1], 'task T');
+        self::assertInstanceOf(TaskException::class, $error);
+        self::assertStringStartsWith('RuntimeException: eeee', $error->getMessage());
+        self::assertStringContainsString('… (35000000 bytes in all)', $error->getMessage());
+    }
+
     public function testBadFramesAreRejected(): void
     {
         foreach (['abc', \pack('N', TaskCodec::MAX_FRAME_BYTES + 1)] as $header) {
