@@ -20,9 +20,17 @@ use Throwable;
  * A timer keeps the event loop alive (like setInterval) until cancelled or unreferenced;
  * in a server worker it does not delay a graceful stop. cancel() stops future ticks; a
  * tick that is running finishes.
+ *
+ * When a server worker stops (a stop, a reload, a recycle), stopAll() ends every repeating
+ * timer: no tick starts while the worker drains its requests. Ticks running then finish
+ * beside them, within the graceful timeout (finishTicks()); a one-shot after() still fires
+ * if it is due before the worker exits, as a request's own work would.
  */
 final class Timer
 {
+    /** @var \WeakMap<Scheduler, \SplObjectStorage<self, null>>|null by scheduler: the timers active or running a tick */
+    private static ?\WeakMap $live = null;
+
     private ?int $watcher;
     private ?Coroutine $running = null;
     private int $runs = 0;
@@ -41,6 +49,60 @@ final class Timer
         $this->watcher = $repeat
             ? $driver->repeat($interval, $this->fire(...))
             : $driver->delay($interval, $this->fire(...));
+        self::$live ??= new \WeakMap();
+        if (!isset(self::$live[$scheduler])) {
+            /** @var \SplObjectStorage<self, null> $timers */
+            $timers = new \SplObjectStorage();
+            self::$live[$scheduler] = $timers;
+        }
+        self::$live[$scheduler]->attach($this);
+    }
+
+    /**
+     * @internal for a server worker's graceful stop: cancels every repeating timer of
+     * $scheduler (one-shot timers are left to fire if due); returns the ticks running now.
+     *
+     * @return list<Coroutine>
+     */
+    public static function stopAll(Scheduler $scheduler): array
+    {
+        $running = [];
+        $live = isset(self::$live[$scheduler]) ? clone self::$live[$scheduler] : []; // cancel() detaches
+        foreach ($live as $timer) {
+            if ($timer->repeat) {
+                $timer->cancel();
+            }
+            if ($timer->isRunning()) {
+                \assert($timer->running !== null);
+                $running[] = $timer->running;
+            }
+        }
+
+        return $running;
+    }
+
+    /**
+     * @internal for a server worker's graceful stop: waits up to $seconds for the ticks
+     * running in $scheduler's timers, then cancels those still running and gives each up
+     * to 1 s to unwind (their finally blocks run; the cancellation is not reported).
+     */
+    public static function finishTicks(Scheduler $scheduler, float $seconds): void
+    {
+        $deadline = \microtime(true) + $seconds;
+        foreach (self::stopAll($scheduler) as $tick) {
+            try {
+                $tick->join(\max(0.0, $deadline - \microtime(true)));
+            } catch (TimeoutException) {
+                $tick->cancel(new CancelledException('Cancelled: the worker stopped and its graceful timeout has passed'));
+                try {
+                    $tick->join(1.0); // its finally blocks run now, not never
+                } catch (Throwable) {
+                    // Cancelled (not reported), or still running: the process ends it.
+                }
+            } catch (Throwable) {
+                // The tick reported its own failure (tick()).
+            }
+        }
     }
 
     /**
@@ -78,6 +140,9 @@ final class Timer
         if ($this->watcher !== null) {
             $this->scheduler->driver->cancel($this->watcher);
             $this->watcher = null;
+        }
+        if (!$this->isRunning()) {
+            self::$live?->offsetGet($this->scheduler)->detach($this);
         }
     }
 
@@ -151,6 +216,10 @@ final class Timer
             // Cancelled from outside (the worker is stopping): nothing to report.
         } catch (Throwable $error) {
             $this->scheduler->reportError($error, \sprintf('timer %s %ss, %s', $this->repeat ? 'every' : 'after', $this->interval, $this->origin));
+        } finally {
+            if ($this->watcher === null) { // fired once, or cancelled: no tick to come
+                self::$live?->offsetGet($this->scheduler)->detach($this);
+            }
         }
     }
 }

@@ -146,6 +146,51 @@ final class ProcessModelTest extends AsyncTestCase
         self::assertSame('', (string) \stream_get_contents($stalled), 'closed without an answer: no request came');
     }
 
+    /**
+     * The APP's every() ticks during a stop: none starts once the stop has begun, and the
+     * one running finishes. They started ticks all through the drain, and the worker exited
+     * in the middle of one as soon as its last request was answered.
+     */
+    public function testAStopStartsNoTickAndLetsTheRunningOneFinish(): void
+    {
+        $app = \sys_get_temp_dir() . '/petrel-timer-app-' . \getmypid() . '.php';
+        $log = "{$app}.log";
+        \file_put_contents($app, '<?php
+            $log = ' . \var_export($log, true) . ';
+            \\Petrel\\every(0.2, static function () use ($log): void {
+                \\file_put_contents($log, "start " . \\microtime(true) . "\\n", \\FILE_APPEND);
+                \\Petrel\\sleep(0.6);
+                \\file_put_contents($log, "end\\n", \\FILE_APPEND);
+            });
+            return static function (\\Petrel\\Http\\Request $request): \\Petrel\\Http\\Response {
+                \\Petrel\\sleep((float) $request->getQueryParam("s", "0"));
+                return \\Petrel\\Http\\Response::text("ok");
+            };');
+        $server = (new PetrelProcess($app, ['--workers=1']))->start();
+        try {
+            $stoppedAt = $this->async(static function () use ($server, $log): float {
+                while (\substr_count((string) @\file_get_contents($log), 'start') < 1) {
+                    sleep(0.05);
+                }
+                $request = go(static fn () => RawHttp::get($server->address, '/?s=1.5')->status);
+                sleep(0.1);
+                $stoppedAt = \microtime(true);
+                $server->signal(\SIGTERM);
+                self::assertSame(200, $request->join());
+
+                return $stoppedAt;
+            }, 20.0);
+            self::assertSame(0, $server->stop());
+            $lines = \file((string) $log, \FILE_IGNORE_NEW_LINES) ?: [];
+            $starts = \array_values(\array_filter($lines, static fn (string $line): bool => \str_starts_with($line, 'start ')));
+            self::assertLessThan($stoppedAt, (float) \substr((string) \end($starts), 6), "a tick started during the stop:\n" . \implode("\n", $lines));
+            self::assertSame(\count($starts), \count($lines) - \count($starts), "every tick ran to its end:\n" . \implode("\n", $lines));
+        } finally {
+            @\unlink($app);
+            @\unlink($log);
+        }
+    }
+
     public function testMaxRequestsRecyclesWorkers(): void
     {
         $server = (new PetrelProcess(self::APP, ['--workers=1', '--max-requests=5']))->start();

@@ -8,6 +8,7 @@ use Petrel\Console\AppLoader;
 use Petrel\Console\ConsoleException;
 use Petrel\Console\StartOptions;
 use Petrel\Coroutine\Scheduler;
+use Petrel\Coroutine\Timer;
 use Petrel\Http\HttpLimits;
 use Petrel\Http\ModePreference;
 use Petrel\Http\RequestHandler;
@@ -112,11 +113,17 @@ final class HttpWorker
         }
         $scheduler = Scheduler::get();
         $driver = $scheduler->driver;
+        $stoppedAt = null;
+        $stop = static function () use ($server, $scheduler, &$stoppedAt): void {
+            $stoppedAt ??= \microtime(true);
+            Timer::stopAll($scheduler); // the APP's every(): no tick starts while requests drain
+            $server->stop();
+        };
         foreach ([\SIGTERM, \SIGINT] as $signal) {
-            $driver->unreference($driver->onSignal($signal, $server->stop(...)));
+            $driver->unreference($driver->onSignal($signal, $stop));
         }
         \pcntl_signal(\SIGUSR1, \SIG_IGN);
-        $context->watchMaster($driver, $server->stop(...));
+        $context->watchMaster($driver, $stop);
         $detector = null;
         if ($context->watchdogCells !== null && $mode === ServerConfig::MODE_COROUTINE) {
             // The master watches the loop (it logged it if it cannot): publish the ticks.
@@ -142,7 +149,11 @@ final class HttpWorker
         $report();
         $context->ready($note);
 
-        run(static fn () => $server->serve($listener, $options->gracefulTimeout));
+        run(static function () use ($server, $listener, $options, $scheduler, &$stoppedAt): void {
+            $server->serve($listener, $options->gracefulTimeout);
+            // Ticks running at the stop finish too, within what the drain left of the timeout.
+            Timer::finishTicks($scheduler, $options->gracefulTimeout - (\microtime(true) - ($stoppedAt ?? \microtime(true))));
+        });
         $detector?->stop();
 
         return 0;

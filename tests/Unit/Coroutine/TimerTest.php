@@ -103,6 +103,44 @@ final class TimerTest extends AsyncTestCase
         });
     }
 
+    /**
+     * A worker's stop: repeating timers start no tick while the requests drain; the ticks
+     * running finish (finishTicks() waits for them), or are cancelled once the time is up.
+     * They used to start ticks during the drain, cut when the worker exited.
+     */
+    public function testAStopEndsRepeatingTimersAndLetsRunningTicksFinish(): void
+    {
+        $this->async(function (): void {
+            $scheduler = \Petrel\Coroutine\Scheduler::get();
+            $log = [];
+            $slow = every(0.01, static function (Timer $timer) use (&$log): void {
+                $log[] = "slow start {$timer->runs()}";
+                sleep(0.05);
+                $log[] = "slow end {$timer->runs()}";
+            });
+            $stuck = every(0.01, static function () use (&$log): void {
+                try {
+                    sleep(10);
+                } finally {
+                    $log[] = 'stuck finally';
+                }
+            });
+            $once = after(0.03, static function () use (&$log): void {
+                $log[] = 'once';
+            });
+            sleep(0.015); // both repeating timers have a tick running
+            self::assertCount(2, Timer::stopAll($scheduler));
+            self::assertFalse($slow->isActive());
+            self::assertFalse($stuck->isActive());
+            self::assertTrue($once->isActive(), 'a one-shot timer still fires when due');
+            Timer::finishTicks($scheduler, 0.2);
+            self::assertSame(['slow start 1', 'once', 'slow end 1', 'stuck finally'], $log);
+            self::assertFalse($slow->isRunning());
+            self::assertFalse($stuck->isRunning());
+            self::assertSame([], Timer::stopAll($scheduler));
+        });
+    }
+
     public function testAnIntervalMustBePositive(): void
     {
         $this->expectException(CoroutineError::class);
