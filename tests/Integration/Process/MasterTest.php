@@ -4,8 +4,8 @@ declare(strict_types=1);
 
 namespace Petrel\Tests\Integration\Process;
 
+use Petrel\Tests\Support\PetrelProcess;
 use PHPUnit\Framework\TestCase;
-use RuntimeException;
 
 /**
  * The master's supervision at its edges, on a real master process (fixtures/master.php)
@@ -29,7 +29,7 @@ final class MasterTest extends TestCase
             $status = \proc_get_status($this->process);
             if ($status['running']) {
                 \posix_kill($status['pid'], \SIGTERM);
-                $this->waitFor(fn (): bool => !\proc_get_status($this->process)['running'], 10, 'the master to stop');
+                PetrelProcess::waitFor(fn (): bool => !\proc_get_status($this->process)['running'], 10, 'the master to stop');
             }
             \proc_close($this->process);
         }
@@ -51,11 +51,11 @@ final class MasterTest extends TestCase
         [$worker] = $this->workerPids('ready');
         \touch("{$this->dir}/boot-fails");
         \posix_kill($worker, \SIGKILL);
-        $this->waitFor(fn (): bool => \str_contains($this->log(), 'restarting in'), 5, 'a restart in its back-off');
+        PetrelProcess::waitFor(fn (): bool => \str_contains($this->log(), 'restarting in'), 5, 'a restart in its back-off');
         $this->signalMaster(\SIGUSR1);
-        $this->waitFor(fn (): bool => \str_contains($this->log(), 'reload failed'), 5, 'the reload to fail');
+        PetrelProcess::waitFor(fn (): bool => \str_contains($this->log(), 'reload failed'), 5, 'the reload to fail');
         \unlink("{$this->dir}/boot-fails");
-        $this->waitFor(fn (): bool => \count($this->workerPids('ready')) === 1 && $this->workerPids('ready') !== [$worker], 15, "a new worker; the master's log:\n" . $this->log());
+        PetrelProcess::waitFor(fn (): bool => \count($this->workerPids('ready')) === 1 && $this->workerPids('ready') !== [$worker], 15, "a new worker; the master's log:\n" . $this->log());
     }
 
     /**
@@ -70,10 +70,10 @@ final class MasterTest extends TestCase
         $old = $this->workerPids('ready');
         \touch("{$this->dir}/boot-slow");
         $this->signalMaster(\SIGUSR1);
-        $this->waitFor(fn (): bool => \str_contains($this->log(), 'reloading'), 5, 'the reload to begin');
+        PetrelProcess::waitFor(fn (): bool => \str_contains($this->log(), 'reloading'), 5, 'the reload to begin');
         \posix_kill($old[0], \SIGKILL);
-        $this->waitFor(fn (): bool => \str_contains($this->log(), 'reloaded'), 10, 'the reload to end');
-        $this->waitFor(fn (): bool => \count($this->workerPids()) === 2, 5, "two workers; they are:\n" . \json_encode($this->masterStatus()['workers'] ?? []));
+        PetrelProcess::waitFor(fn (): bool => \str_contains($this->log(), 'reloaded'), 10, 'the reload to end');
+        PetrelProcess::waitFor(fn (): bool => \count($this->workerPids()) === 2, 5, "two workers; they are:\n" . \json_encode($this->masterStatus()['workers'] ?? []));
         \usleep(1_500_000); // a restart still due would fork by now
         self::assertCount(2, $this->workerPids(), (string) \json_encode($this->masterStatus()['workers'] ?? []));
         self::assertSame([], \array_intersect($old, $this->workerPids()));
@@ -90,8 +90,8 @@ final class MasterTest extends TestCase
         [$deaf] = $this->workerPids('ready');
         \unlink("{$this->dir}/deaf");
         $this->signalMaster(\SIGUSR1);
-        $this->waitFor(fn (): bool => \str_contains($this->log(), 'reloaded'), 10, 'the reload to end');
-        $this->waitFor(static fn (): bool => !\file_exists("/proc/{$deaf}") || \str_contains((string) @\file_get_contents("/proc/{$deaf}/stat"), ') Z'), 6, 'the deaf worker to be killed');
+        PetrelProcess::waitFor(fn (): bool => \str_contains($this->log(), 'reloaded'), 10, 'the reload to end');
+        PetrelProcess::waitFor(static fn (): bool => !\file_exists("/proc/{$deaf}") || \str_contains((string) @\file_get_contents("/proc/{$deaf}/stat"), ') Z'), 6, 'the deaf worker to be killed');
         self::assertStringContainsString("worker 1 (pid {$deaf}) still busy 1 s after it was retired: killing it", $this->log());
     }
 
@@ -105,9 +105,9 @@ final class MasterTest extends TestCase
         [$worker] = $this->workerPids('ready');
         \touch("{$this->dir}/boot-hangs");
         \posix_kill($worker, \SIGKILL);
-        $this->waitFor(fn (): bool => \str_contains($this->log(), 'not ready after 2 s: killed'), 8, "the hung restart to be killed; the master's log:\n" . $this->log());
+        PetrelProcess::waitFor(fn (): bool => \str_contains($this->log(), 'not ready after 2 s: killed'), 8, "the hung restart to be killed; the master's log:\n" . $this->log());
         \unlink("{$this->dir}/boot-hangs");
-        $this->waitFor(fn (): bool => \count($this->workerPids('ready')) === 1 && $this->workerPids('ready') !== [$worker], 10, 'a new ready worker');
+        PetrelProcess::waitFor(fn (): bool => \count($this->workerPids('ready')) === 1 && $this->workerPids('ready') !== [$worker], 10, 'a new ready worker');
     }
 
     private function startMaster(int $workers, float $gracefulTimeout = 5.0, float $bootTimeout = 10.0): void
@@ -115,7 +115,7 @@ final class MasterTest extends TestCase
         $command = [\PHP_BINARY, __DIR__ . '/fixtures/master.php', $this->dir, (string) $workers, (string) $gracefulTimeout, (string) $bootTimeout];
         $this->process = \proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['file', "{$this->dir}/stdout", 'a'], 2 => ['file', "{$this->dir}/stdout", 'a']], $pipes);
         self::assertIsResource($this->process);
-        $this->waitFor(fn (): bool => \count($this->workerPids('ready')) === $workers, 10, 'the workers to be ready');
+        PetrelProcess::waitFor(fn (): bool => \count($this->workerPids('ready')) === $workers, 10, 'the workers to be ready');
     }
 
     private function signalMaster(int $signal): void
@@ -149,16 +149,5 @@ final class MasterTest extends TestCase
     private function log(): string
     {
         return (string) @\file_get_contents("{$this->dir}/master.log") . (string) @\file_get_contents("{$this->dir}/stdout");
-    }
-
-    private function waitFor(\Closure $condition, float $timeout, string $what): void
-    {
-        $deadline = \microtime(true) + $timeout;
-        while (!$condition()) {
-            if (\microtime(true) > $deadline) {
-                throw new RuntimeException("timed out after {$timeout} s waiting for {$what}");
-            }
-            \usleep(50000);
-        }
     }
 }
