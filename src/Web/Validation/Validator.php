@@ -38,7 +38,9 @@ use Petrel\Web\Validation\Internal\RuleChecks;
  * - Closure(mixed $value, string $field, array $input): null or true to pass, false for
  *   "The {field} field is invalid.", or a string: the message.
  * Field names may be dot paths into nested input ("address.city"); the result is nested the
- * same way. Error messages name the field with "_" and "." shown as spaces.
+ * same way, and "address" with "address.city" keeps the city's cast. Wildcard paths
+ * ("items.*.name") are a RuleError: check lists with a Closure. Error messages name the
+ * field with "_" and "." shown as spaces.
  */
 final class Validator
 {
@@ -60,26 +62,33 @@ final class Validator
             $parsed[(string) $field] = FieldRules::parse((string) $field, $fieldRules);
         }
 
-        $output = $errors = [];
+        $valid = $errors = [];
         foreach ($parsed as $field => $fieldRules) {
             [$present, $value] = InputPath::get($input, $field);
             if (!$present || self::isEmpty($value)) {
                 if ($fieldRules->required) {
                     $errors[$field][] = 'The ' . RuleChecks::label($field) . ' field is required.';
                 } elseif ($present && $fieldRules->nullable) {
-                    InputPath::set($output, $field, null);
+                    $valid[$field] = null;
                 }
                 continue;
             }
             $messages = self::check($field, $value, $fieldRules, $input);
             if ($messages === []) {
-                InputPath::set($output, $field, $value);
+                $valid[$field] = $value;
             } else {
                 $errors[$field] = $messages;
             }
         }
         if ($errors !== []) {
             throw new ValidationException($errors);
+        }
+        // A field before the fields within it ("a" before "a.b"), whatever the rules' order:
+        // set last, "a" replaced the cast "a.b" with its input.
+        \uksort($valid, static fn (int|string $a, int|string $b): int => \substr_count((string) $a, '.') <=> \substr_count((string) $b, '.'));
+        $output = [];
+        foreach ($valid as $field => $value) {
+            InputPath::set($output, (string) $field, $value);
         }
 
         return $output;

@@ -42,6 +42,10 @@ final readonly class FieldRules
      */
     public static function parse(string $field, string|array $rules): self
     {
+        if (\in_array('*', \explode('.', $field), true)) {
+            // Taken as a literal key "*", such a rule checked nothing and said nothing.
+            throw new RuleError("Field \"{$field}\": wildcard paths are not supported; check the list with an array rule and a Closure, or each item with Validator::validate()");
+        }
         $required = $nullable = false;
         $types = $constraints = [];
         foreach (\is_string($rules) ? \explode('|', $rules) : $rules as $rule) {

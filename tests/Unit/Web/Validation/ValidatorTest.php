@@ -178,6 +178,15 @@ final class ValidatorTest extends TestCase
         }
     }
 
+    /** "a" set after "a.b" put the input back over the cast value. */
+    public function testAFieldAndAFieldWithinItKeepTheInnerCastInAnyOrder(): void
+    {
+        $input = ['a' => ['b' => '5', 'c' => 'x']];
+        foreach ([['a' => 'array', 'a.b' => 'int'], ['a.b' => 'int', 'a' => 'array']] as $rules) {
+            self::assertSame(['a' => ['b' => 5, 'c' => 'x']], Validator::validate($input, $rules));
+        }
+    }
+
     public function testClosureRules(): void
     {
         $notReserved = static fn (mixed $value): bool|string => $value !== 'admin' ?: 'The name is reserved.';
@@ -213,6 +222,14 @@ final class ValidatorTest extends TestCase
         yield 'bad regex' => [['regex:/(unclosed/'], 'Rule "regex" of field "f" has an invalid pattern /(unclosed/'];
         yield 'type with parameter' => ['int:5', 'Rule "int" of field "f" takes no parameter'];
         yield 'not a string' => [[42], 'Rule for field "f" must be a string or a Closure, got int'];
+    }
+
+    /** A wildcard path was taken for a literal key "*": optional, it checked nothing, silently. */
+    public function testWildcardPathsAreARuleError(): void
+    {
+        $this->expectException(RuleError::class);
+        $this->expectExceptionMessage('Field "items.*.name": wildcard paths are not supported');
+        Validator::validate(['items' => [['name' => 42]]], ['items.*.name' => 'string']);
     }
 
     #[DataProvider('badRules')]
