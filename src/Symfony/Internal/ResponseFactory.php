@@ -135,7 +135,9 @@ final class ResponseFactory
         $level = \ob_get_level();
         $ended = false;
         \ob_start(static function (string $output, int $phase) use ($spool, &$ended): string {
-            \fwrite($spool, $output);
+            if (($phase & \PHP_OUTPUT_HANDLER_CLEAN) === 0) { // ob_clean() passes what it discards
+                \fwrite($spool, $output);
+            }
             if (($phase & \PHP_OUTPUT_HANDLER_FINAL) !== 0) {
                 $ended = true;
             }

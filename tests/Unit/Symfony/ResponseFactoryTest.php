@@ -108,6 +108,20 @@ final class ResponseFactoryTest extends TestCase
         self::assertCount($streams, \get_resources('stream'), 'the spool is closed');
     }
 
+    /** ob_clean() discards what is buffered; the capture kept it in the body. */
+    public function testWhatACallbackCleansIsNotSent(): void
+    {
+        $symfony = new StreamedResponse(static function (): void {
+            echo 'draft';
+            \ob_clean();
+            echo 'final';
+            \ob_flush();
+            echo '!';
+        });
+
+        self::assertSame('final!', (new ResponseFactory())->create($symfony, SymfonyRequest::create('/'))->getBody());
+    }
+
     public function testACallbackMayEndTheBuffersItStartedItself(): void
     {
         $level = \ob_get_level();
