@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Petrel\Task\Internal;
 
+use Closure;
 use Petrel\Task\TaskError;
 use Petrel\Task\TaskException;
 use Throwable;
@@ -40,9 +41,9 @@ final class TaskCodec
      */
     public static function encodeRequest(string $task, array $args, float $deadline): string
     {
-        $resource = self::findResource($args);
+        $resource = self::find($args, self::isResource(...));
         if ($resource !== null) {
-            throw new TaskError("Task {$task}: argument {$resource} is a resource; resources cannot cross processes (pass a path or the data instead)");
+            throw new TaskError("Task {$task}: argument " . self::path($resource[0]) . ' is a resource; resources cannot cross processes (pass a path or the data instead)');
         }
         try {
             $payload = \serialize([$task, $args, $deadline]);
@@ -71,9 +72,9 @@ final class TaskCodec
      */
     public static function encodeReply(string $kind, mixed $data): string
     {
-        $resource = $kind === self::RESULT ? self::findResource([$data]) : null;
+        $resource = $kind === self::RESULT ? self::find([$data], self::isResource(...)) : null;
         if ($resource !== null) {
-            throw new TaskException(\sprintf("The task's result %s; resources cannot cross processes (return a path or the data instead)", self::where($resource, 'is a resource', 'holds a resource at %s')));
+            throw new TaskException(\sprintf("The task's result %s; resources cannot cross processes (return a path or the data instead)", self::where($resource[0], 'is a resource', 'holds a resource at %s')));
         }
         try {
             $payload = \serialize([$kind, $data]);
@@ -95,9 +96,14 @@ final class TaskCodec
             || !\in_array($value[0], [self::STARTED, self::RESULT, self::THROWN, self::DIED, self::REFUSED], true)) {
             throw new TaskException('Malformed reply from a task worker');
         }
-        if ($value[0] === self::RESULT && ($unknown = self::findIncomplete([$value[1]])) !== null) {
-            [$path, $class] = $unknown;
-            throw new TaskException(\sprintf("The task's result %s of class %s, which this process cannot load (unserialize() made it a __PHP_Incomplete_Class): make the class autoloadable in the HTTP workers too, or return plain values", self::where($path, 'is an object', 'holds an object at %s'), $class));
+        // Only an object ("O:", or "C:" for Serializable) can come back incomplete: a result
+        // of plain values is not walked.
+        $unknown = $value[0] === self::RESULT && (\str_contains($payload, 'O:') || \str_contains($payload, 'C:'))
+            ? self::find([$value[1]], static fn (mixed $item): bool => $item instanceof \__PHP_Incomplete_Class)
+            : null;
+        if ($unknown !== null) {
+            $class = ((array) $unknown[1])['__PHP_Incomplete_Class_Name'] ?? 'unknown';
+            throw new TaskException(\sprintf("The task's result %s of class %s, which this process cannot load (unserialize() made it a __PHP_Incomplete_Class): make the class autoloadable in the HTTP workers too, or return plain values", self::where($unknown[0], 'is an object', 'holds an object at %s'), \is_string($class) ? $class : 'unknown'));
         }
 
         return [$value[0], $value[1]];
@@ -148,49 +154,49 @@ final class TaskCodec
         return $value;
     }
 
-    /** "is a resource" for the path of the value itself ("[0]"), "holds a resource at ['f'][2]" for one within it. */
-    private static function where(string $path, string $itself, string $within): string
+    /**
+     * "is a resource" for the value itself (keys [0]), "holds a resource at ['f'][2]" for
+     * one within it.
+     *
+     * @param non-empty-list<array-key> $keys
+     */
+    private static function where(array $keys, string $itself, string $within): string
     {
-        return $path === '[0]' ? $itself : \sprintf($within, \substr($path, 3));
+        return \count($keys) === 1 ? $itself : \sprintf($within, self::path(\array_slice($keys, 1)));
+    }
+
+    /** @param list<array-key> $keys "['rows'][1]" */
+    private static function path(array $keys): string
+    {
+        return \implode('', \array_map(static fn (int|string $key): string => '[' . \var_export($key, true) . ']', $keys));
     }
 
     /**
-     * The path and class name of the first object in $values (arrays walked) whose class
-     * was unknown to unserialize(), or null.
+     * The keys leading to the first value in $values (arrays walked) that $matches, and that
+     * value; null when none does. The path is built only for the value found: built for every
+     * value, it cost 4× serialize() on a 10,000-row result.
      *
      * @param array<array-key, mixed> $values
-     * @return array{string, string}|null
+     * @param Closure(mixed): bool $matches
+     * @return array{non-empty-list<array-key>, mixed}|null
      */
-    private static function findIncomplete(array $values, string $path = ''): ?array
+    private static function find(array $values, Closure $matches): ?array
     {
         foreach ($values as $key => $value) {
-            $here = "{$path}[" . \var_export($key, true) . ']';
-            if ($value instanceof \__PHP_Incomplete_Class) {
-                $class = ((array) $value)['__PHP_Incomplete_Class_Name'] ?? 'unknown';
-
-                return [$here, \is_string($class) ? $class : 'unknown'];
+            if ($matches($value)) {
+                return [[$key], $value];
             }
-            if (\is_array($value) && ($found = self::findIncomplete($value, $here)) !== null) {
-                return $found;
+            if (\is_array($value) && ($found = self::find($value, $matches)) !== null) {
+                return [[$key, ...$found[0]], $found[1]];
             }
         }
 
         return null;
     }
 
-    /** @param array<array-key, mixed> $args the path of the first resource found ("[1][0]"), or null */
-    private static function findResource(array $args, string $path = ''): ?string
+    /** A resource, open or closed (gettype() "resource (closed)": is_resource() says false). */
+    private static function isResource(mixed $value): bool
     {
-        foreach ($args as $key => $value) {
-            $here = "{$path}[" . \var_export($key, true) . ']';
-            if (\is_resource($value) || \gettype($value) === 'resource (closed)') {
-                return $here;
-            }
-            if (\is_array($value) && ($found = self::findResource($value, $here)) !== null) {
-                return $found;
-            }
-        }
-
-        return null;
+        return $value !== null && !\is_scalar($value) && !\is_array($value) && !\is_object($value);
     }
 }
