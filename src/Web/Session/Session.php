@@ -27,8 +27,14 @@ use Petrel\Web\Session\Internal\SessionId;
  * getFlash() returns it, and it is gone after that request. Requests that never touch the
  * session (assets, health checks) do not consume flash values.
  *
- * Two concurrent requests of the same user each save the whole session: the last one to
- * finish wins (no locking, as with most session stores). Coroutines spawned by one request
+ * Concurrent requests of the same user (two tabs, parallel fetch() calls) do not undo each
+ * other's work: a save reads the stored copy again and applies only what this request
+ * changed to it — the keys it set or removed, the flash values it read (gone) or flashed —
+ * so a key another request wrote meanwhile stays. Two requests that set the same key: the
+ * last to save wins. clear() replaces the whole session, and a session another request
+ * destroyed meanwhile (a logout) is not brought back: only this request's own keys are
+ * written. No lock is held while a request runs, as with most session stores; what is left
+ * is the short time between that read and the write. Coroutines spawned by one request
  * share its Session object; the first access loads it once for all of them.
  */
 final class Session
@@ -49,6 +55,12 @@ final class Session
     private array $flashIn = [];
     /** @var array<string, mixed> flashed by this request: for the next one */
     private array $flashOut = [];
+    /** @var array<string, mixed> flash values read at load and not yet removed from the store */
+    private array $flashConsumed = [];
+    /** @var array<string, true> keys this request set or removed since the last load or save */
+    private array $changed = [];
+    /** Whether clear() ran since the last load or save: the stored values are all replaced. */
+    private bool $cleared = false;
     private ?Mutex $loading = null;
     private readonly ?string $requestedId;
 
@@ -96,6 +108,7 @@ final class Session
         JsonValue::check($value, $key);
         $this->start();
         $this->data[$key] = $value;
+        $this->changed[$key] = true;
         $this->dirty = true;
     }
 
@@ -111,6 +124,7 @@ final class Session
         $this->start();
         if (\array_key_exists($key, $this->data)) {
             unset($this->data[$key]);
+            $this->changed[$key] = true;
             $this->dirty = true;
         }
     }
@@ -129,6 +143,8 @@ final class Session
         $this->start();
         $this->data = [];
         $this->flashOut = [];
+        $this->changed = [];
+        $this->cleared = true;
         $this->dirty = true;
     }
 
@@ -208,25 +224,58 @@ final class Session
             $this->staleId = null;
         }
         $id = $this->id();
-        if ($this->data === [] && $this->flashOut === []) {
+        $now = \time();
+        $empty = $this->data === [] && $this->flashOut === [];
+        if (!$empty && !$this->dirty && $this->stored && $now - $this->savedAt < \max(1, \intdiv($this->ttl, 10))) {
+            return null;
+        }
+        if ($this->stored) {
+            $this->mergeStoredCopy($id);
+            $empty = $this->data === [] && $this->flashOut === [];
+        }
+        $this->changed = [];
+        $this->cleared = false;
+        $this->flashConsumed = [];
+        $this->dirty = false;
+        if ($empty) {
             if ($this->stored) {
                 $this->store->destroy($id);
                 $this->stored = false;
             }
-            $this->dirty = false;
 
             return $this->requestedId !== null ? '' : null;
         }
-        $now = \time();
-        if (!$this->dirty && $this->stored && $now - $this->savedAt < \max(1, \intdiv($this->ttl, 10))) {
-            return null;
-        }
         $this->store->write($id, ['data' => $this->data, 'flash' => $this->flashOut, 'at' => $now], $this->ttl);
         $this->stored = true;
-        $this->dirty = false;
         $this->savedAt = $now;
 
         return $id;
+    }
+
+    /**
+     * Makes $data and $flashOut what the store holds now with this request's changes applied
+     * (see the class comment). A stored copy that is gone keeps only this request's own keys
+     * and flash values.
+     */
+    private function mergeStoredCopy(string $id): void
+    {
+        $current = $this->store->read($id);
+        $data = $this->cleared ? [] : self::stringKeyed($current['data'] ?? null);
+        foreach ($this->changed as $key => $_) {
+            if (\array_key_exists($key, $this->data)) {
+                $data[$key] = $this->data[$key];
+            } else {
+                unset($data[$key]);
+            }
+        }
+        $flash = $this->cleared ? [] : self::stringKeyed($current['flash'] ?? null);
+        foreach ($this->flashConsumed as $key => $value) {
+            if (\array_key_exists($key, $flash) && $flash[$key] === $value) {
+                unset($flash[$key]); // read by this request; one flashed again meanwhile stays
+            }
+        }
+        $this->data = $data;
+        $this->flashOut = $this->flashOut + $flash;
     }
 
     private function start(): void
@@ -252,6 +301,7 @@ final class Session
             $this->stored = true;
             $this->data = self::stringKeyed($payload['data'] ?? null);
             $this->flashIn = self::stringKeyed($payload['flash'] ?? null);
+            $this->flashConsumed = $this->flashIn;
             $this->savedAt = \is_int($payload['at'] ?? null) ? $payload['at'] : 0;
             $this->dirty = $this->flashIn !== []; // saving drops the flash values read now
         }

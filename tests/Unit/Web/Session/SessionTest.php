@@ -191,6 +191,113 @@ final class SessionTest extends AsyncTestCase
         self::assertSame([$id], $store->callsOf('write'), 'only the aged copy was written (the fresh one was not)');
     }
 
+    public function testConcurrentRequestsKeepEachOthersKeys(): void
+    {
+        $store = new SpyStore();
+        $id = self::stored($store, ['seen' => 1, 'theme' => 'dark']);
+        $tab = new Session($store, $id);
+        $fetch = new Session($store, $id);
+        self::assertSame(1, $tab->get('seen'));
+        self::assertSame(1, $fetch->get('seen'));
+
+        $tab->set('cart', [7]);
+        $tab->remove('theme');
+        self::assertSame($id, $tab->save());
+        $fetch->set('seen', 2);
+        self::assertSame($id, $fetch->save());
+
+        $stored = $store->inner->read($id);
+        self::assertSame(['seen' => 2, 'cart' => [7]], $stored['data'] ?? null, 'the cart and the removal survive the later save');
+    }
+
+    public function testTheSameKeySetTwiceIsTheLastSave(): void
+    {
+        $store = new SpyStore();
+        $id = self::stored($store, ['n' => 0]);
+        $first = new Session($store, $id);
+        $second = new Session($store, $id);
+        $first->set('n', 1);
+        $second->set('n', 2);
+        $second->save();
+        $first->save();
+
+        self::assertSame(['n' => 1], $store->inner->read($id)['data'] ?? null);
+    }
+
+    public function testASessionDestroyedMeanwhileIsNotBroughtBack(): void
+    {
+        $store = new SpyStore();
+        $id = self::stored($store, ['user' => 42]);
+        $slow = new Session($store, $id);
+        self::assertSame(42, $slow->get('user'));
+        $logout = new Session($store, $id);
+        $logout->clear();
+        self::assertSame('', $logout->save(), 'emptied: deleted, and its cookie too');
+
+        $slow->set('cart', [7]);
+        self::assertSame($id, $slow->save());
+        self::assertSame(['cart' => [7]], $store->inner->read($id)['data'] ?? null, 'the user is not logged in again');
+    }
+
+    public function testClearReplacesKeysWrittenMeanwhile(): void
+    {
+        $store = new SpyStore();
+        $id = self::stored($store, ['user' => 42]);
+        $logout = new Session($store, $id);
+        $logout->get('user');
+        $other = new Session($store, $id);
+        $other->set('cart', [7]);
+        $other->save();
+
+        $logout->clear();
+        $logout->set('goodbye', true);
+        $logout->save();
+        self::assertSame(['goodbye' => true], $store->inner->read($id)['data'] ?? null);
+    }
+
+    public function testFlashValuesOfConcurrentRequestsAreKept(): void
+    {
+        $store = new SpyStore();
+        $id = self::stored($store, ['user' => 42], ['notice' => 'Welcome']);
+        $page = new Session($store, $id);
+        self::assertSame('Welcome', $page->getFlash('notice'));
+        $form = new Session($store, $id);
+        $form->flash('error', 'Wrong password');
+        $form->save();
+
+        $page->save();
+        $stored = $store->inner->read($id);
+        self::assertSame(['error' => 'Wrong password'], $stored['flash'] ?? null, 'the notice read is gone, the error flashed meanwhile stays');
+        self::assertSame('Welcome', $page->getFlash('notice'), 'still readable for the rest of the request');
+    }
+
+    public function testARefreshOfAnAgedCopyKeepsKeysWrittenMeanwhile(): void
+    {
+        $store = new SpyStore();
+        $id = SessionId::generate();
+        $store->inner->write($id, ['data' => ['a' => 1], 'flash' => [], 'at' => \time() - 11], 100);
+        $aged = new Session($store, $id, ttl: 100);
+        self::assertSame(1, $aged->get('a'));
+        $other = new Session($store, $id, ttl: 100);
+        $other->set('b', 2);
+        $other->save();
+
+        self::assertSame($id, $aged->save(), 'aged: written again to extend it');
+        self::assertSame(['a' => 1, 'b' => 2], $store->inner->read($id)['data'] ?? null);
+    }
+
+    /**
+     * @param array<string, mixed> $data
+     * @param array<string, mixed> $flash
+     */
+    private static function stored(SpyStore $store, array $data, array $flash = []): string
+    {
+        $id = SessionId::generate();
+        $store->inner->write($id, ['data' => $data, 'flash' => $flash, 'at' => \time()], 100);
+
+        return $id;
+    }
+
     public function testCorruptStoredDataStartsEmpty(): void
     {
         $store = new SpyStore();
