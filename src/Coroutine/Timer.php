@@ -24,7 +24,8 @@ use Throwable;
  * When a server worker stops (a stop, a reload, a recycle), stopAll() ends every repeating
  * timer: no tick starts while the worker drains its requests. Ticks running then finish
  * beside them, within the graceful timeout (finishTicks()); a one-shot after() still fires
- * if it is due before the worker exits, as a request's own work would.
+ * if it is due before the worker exits, as a request's own work would. Task workers do the
+ * same for timers their tasks started.
  */
 final class Timer
 {

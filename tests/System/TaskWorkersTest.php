@@ -160,6 +160,34 @@ final class TaskWorkersTest extends AsyncTestCase
     }
 
     /**
+     * A task that started every() in its task worker: a tick running when the worker stops
+     * finishes (within the graceful timeout) instead of being cut by the process's exit.
+     */
+    public function testATickRunningInATaskWorkerFinishesAtTheStop(): void
+    {
+        $ticks = \sys_get_temp_dir() . '/petrel-task-ticks-' . \getmypid() . '.txt';
+        @\unlink($ticks);
+        \putenv("PETREL_TEST_TICKS={$ticks}");
+        try {
+            $server = (new PetrelProcess(self::$app, ['--workers=1', '--task-workers=1']))->start();
+            PetrelProcess::waitFor(static fn () => \count(self::taskWorkerPids($server->status())) === 1, 10, 'a ready task worker');
+            self::assertSame('{"result":"ticking"}', RawHttp::get($server->address, '/task?do=every&arg=50')->body);
+            $lines = static fn (): array => \file_exists($ticks) ? \file($ticks, \FILE_IGNORE_NEW_LINES) ?: [] : [];
+            PetrelProcess::waitFor(static fn () => \str_starts_with((string) ($lines()[\count($lines()) - 1] ?? ''), 'start'), 10, 'a tick running');
+            self::assertSame(0, $server->stop());
+            $log = $lines();
+            self::assertSame(
+                \count(\preg_grep('/^start /', $log) ?: []),
+                \count(\preg_grep('/^end /', $log) ?: []),
+                "every tick that started ended:\n" . \implode("\n", $log) . "\n" . $server->log(),
+            );
+        } finally {
+            \putenv('PETREL_TEST_TICKS');
+            @\unlink($ticks);
+        }
+    }
+
+    /**
      * @param array<string, mixed> $status
      * @return list<int>
      */

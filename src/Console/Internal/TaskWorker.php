@@ -7,6 +7,7 @@ namespace Petrel\Console\Internal;
 use Petrel\Console\ConsoleException;
 use Petrel\Console\StartOptions;
 use Petrel\Coroutine\Scheduler;
+use Petrel\Coroutine\Timer;
 use Petrel\Process\WorkerContext;
 use Petrel\Socket\SocketServer;
 use Petrel\Task\TaskServer;
@@ -69,14 +70,19 @@ final class TaskWorker
             onFinish: $recycle->afterRequest(...),
             onDeath: $context->dying(...),
         );
-        $driver = Scheduler::get()->driver;
-        $driver->unreference($driver->onSignal(\SIGTERM, $server->stop(...)));
+        $scheduler = Scheduler::get();
+        $driver = $scheduler->driver;
+        $stop = static function () use ($server, $scheduler): void {
+            Timer::stopAll($scheduler); // a task's every(): no tick starts once the stop begins
+            $server->stop();
+        };
+        $driver->unreference($driver->onSignal(\SIGTERM, $stop));
         // Ctrl-C sends SIGINT to the terminal's whole process group: the task workers would
         // stop with the master and the HTTP workers, while requests still draining there
         // submit tasks (they got a task timeout). The master stops task workers last.
         \pcntl_signal(\SIGINT, \SIG_IGN);
         \pcntl_signal(\SIGUSR1, \SIG_IGN);
-        $context->watchMaster($driver, $server->stop(...));
+        $context->watchMaster($driver, $stop);
         $report = static function () use ($context, $server, $recycle, &$busy): void {
             $task = $server->current(); // set when a task suspends on coroutine I/O
             $busy = $task !== null;
@@ -87,7 +93,12 @@ final class TaskWorker
         $report();
         $context->ready();
 
-        run(static fn () => $server->serve());
+        run(static function () use ($server, $scheduler, $options): void {
+            $server->serve();
+            // A tick a task's every() is running finishes, as in an HTTP worker (a SIGTERM
+            // that came during a task stopped the server without the handler above).
+            Timer::finishTicks($scheduler, $options->gracefulTimeout);
+        });
 
         return 0;
     }

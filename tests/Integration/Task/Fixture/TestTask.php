@@ -23,8 +23,25 @@ final class TestTask
             'fatal' => self::exhaustMemory(),
             'exit' => exit(5),
             'closure' => static fn () => 1,
+            'every' => self::tickEvery($arg),
             default => throw new \InvalidArgumentException("unknown action {$action}"),
         };
+    }
+
+    /**
+     * Starts a repeating timer in the task worker, every $ms; each tick appends "start PID",
+     * sleeps 1 s (coroutine), then appends "end PID" to the file PETREL_TEST_TICKS names.
+     */
+    private static function tickEvery(int $ms): string
+    {
+        $file = (string) \getenv('PETREL_TEST_TICKS');
+        \Petrel\every($ms / 1000, static function () use ($file): void {
+            \file_put_contents($file, 'start ' . \getmypid() . "\n", \FILE_APPEND);
+            \Petrel\sleep(1.0);
+            \file_put_contents($file, 'end ' . \getmypid() . "\n", \FILE_APPEND);
+        });
+
+        return 'ticking';
     }
 
     private static function exhaustMemory(): never
