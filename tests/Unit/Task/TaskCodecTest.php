@@ -69,6 +69,57 @@ final class TaskCodecTest extends TestCase
         }
     }
 
+    /** Within objects too: serialize() writes a resource property as 0, silently. */
+    public function testAResourceInAnObjectsPropertiesIsFound(): void
+    {
+        $file = \fopen('php://memory', 'r');
+        $row = new class ($file) {
+            public function __construct(private mixed $handle)
+            {
+            }
+        };
+        $public = new \stdClass();
+        $public->file = $file;
+        foreach ([[$public, 'holds a resource at ->file;'], [['rows' => [$row]], "holds a resource at ['rows'][0]->handle;"]] as [$result, $message]) {
+            try {
+                TaskCodec::encodeReply(TaskCodec::RESULT, $result);
+                self::fail('a resource in an object must not be sent');
+            } catch (TaskException $error) {
+                self::assertStringStartsWith("The task's result {$message}", $error->getMessage());
+            }
+        }
+        try {
+            TaskCodec::encodeRequest('strlen', [$public], 1.0);
+            self::fail('a resource in an argument object must be refused');
+        } catch (TaskError $error) {
+            self::assertStringContainsString('argument [0]->file is a resource', $error->getMessage());
+        }
+    }
+
+    /** A class that says what it serializes (a resource it leaves out), and a cycle, are sent. */
+    public function testObjectsThatChooseTheirFieldsAndCyclesAreSent(): void
+    {
+        $chooser = new SerializesWithoutItsHandle();
+        $a = new \stdClass();
+        $b = new \stdClass();
+        $a->next = $b;
+        $b->next = $a;
+        $frame = TaskCodec::encodeReply(TaskCodec::RESULT, [$chooser, $a]);
+        $decoded = TaskCodec::decodeReply(\substr($frame, 4))[1];
+        self::assertIsArray($decoded);
+        self::assertInstanceOf(SerializesWithoutItsHandle::class, $decoded[0]);
+        self::assertSame($decoded[1], $decoded[1]->next->next);
+    }
+
+    /** An object of a class this process loads, holding one it cannot: a property was incomplete. */
+    public function testAnUnknownClassInAKnownObjectsPropertyIsFound(): void
+    {
+        $payload = 'a:2:{i:0;s:1:"r";i:1;O:8:"stdClass":1:{s:5:"inner";O:13:"App\\OnlyThere":0:{}}}';
+        $this->expectException(TaskException::class);
+        $this->expectExceptionMessage("The task's result holds an object at ->inner of class App\\OnlyThere,");
+        TaskCodec::decodeReply($payload);
+    }
+
     /** A class only the task worker loads arrived as a __PHP_Incomplete_Class, silently. */
     public function testAResultOfAClassUnknownHereIsATaskExceptionNamingIt(): void
     {
@@ -172,5 +223,24 @@ final class TaskCodecTest extends TestCase
         } finally {
             Tasks::setRunner(null);
         }
+    }
+}
+
+/** Keeps a handle it does not send: __sleep() names the fields that travel. */
+final class SerializesWithoutItsHandle
+{
+    public string $name = 'log';
+    /** @var resource|null */
+    public $handle;
+
+    public function __construct()
+    {
+        $this->handle = \STDERR;
+    }
+
+    /** @return list<string> */
+    public function __sleep(): array
+    {
+        return ['name'];
     }
 }
