@@ -16,6 +16,10 @@ use Petrel\Http\UploadedFile;
  * Limits: more than maxFormFields parts or maxUploadFiles files → 400, a field over
  * maxFormFieldBytes → 413, any syntax error → 400.
  *
+ * Line ends may be bare LFs, as PHP's own parser takes them (hand-written clients and
+ * scripts send them): a delimiter is "\n--boundary" with the CR before it, if any, not part
+ * of the content, and part heads' lines end in CRLF or LF.
+ *
  * @internal
  */
 final class MultipartParser
@@ -24,7 +28,7 @@ final class MultipartParser
 
     private const MAX_PART_HEAD_BYTES = 8192;
 
-    private string $buffer = "\r\n";
+    private string $buffer = "\n";
 
     private int $pos = 0;
 
@@ -37,8 +41,8 @@ final class MultipartParser
     /** @param string|resource $source the whole body, or a stream positioned at its start */
     public function __construct(private readonly HttpLimits $limits, private mixed $source, string $boundary)
     {
-        // The leading CRLF lets a delimiter at the very start match "\r\n--boundary".
-        $this->delimiter = "\r\n--" . $boundary;
+        // The leading LF lets a delimiter at the very start match "\n--boundary".
+        $this->delimiter = "\n--" . $boundary;
         $this->tempFiles = new TempFiles();
     }
 
@@ -106,10 +110,7 @@ final class MultipartParser
             return false;
         }
         $this->pos += \strspn($this->buffer, " \t", $this->pos, 64);
-        if (!$this->startsWith("\r\n")) {
-            throw new HttpException(400, 'Malformed multipart delimiter');
-        }
-        $this->pos += 2;
+        $this->pos += $this->startsWith("\r\n") ? 2 : ($this->startsWith("\n") ? 1 : throw new HttpException(400, 'Malformed multipart delimiter'));
 
         return true;
     }
@@ -119,17 +120,18 @@ final class MultipartParser
     {
         $headers = [];
         $this->ensure(2);
-        if ($this->startsWith("\r\n")) {
-            $this->pos += 2;
+        if ($this->startsWith("\r\n") || $this->startsWith("\n")) {
+            $this->pos += $this->buffer[$this->pos] === "\r" ? 2 : 1;
         } else {
-            while (($end = \strpos($this->buffer, "\r\n\r\n", $this->pos)) === false) {
+            while (\preg_match('/\r?\n\r?\n/', $this->buffer, $end, \PREG_OFFSET_CAPTURE, $this->pos) !== 1) {
                 if (\strlen($this->buffer) - $this->pos > self::MAX_PART_HEAD_BYTES || !$this->fill()) {
                     throw new HttpException(400, 'Malformed multipart part header');
                 }
             }
-            $block = \substr($this->buffer, $this->pos, $end - $this->pos);
-            $this->pos = $end + 4;
-            $lines = \explode("\r\n", $block);
+            [$blankLine, $at] = $end[0];
+            $lines = \preg_split('/\r?\n/', \substr($this->buffer, $this->pos, $at - $this->pos)) ?: [];
+            $this->pos = $at + \strlen($blankLine);
+            $block = \implode("\r\n", $lines); // the check counts CRLFs: a stray CR is refused
             if (!FieldLines::isBlockSafe($block, \count($lines))) {
                 throw new HttpException(400, 'Invalid character in multipart part header');
             }
@@ -201,15 +203,17 @@ final class MultipartParser
     {
         $found = \strpos($this->buffer, $this->delimiter, $this->pos);
         if ($found !== false) {
-            $piece = \substr($this->buffer, $this->pos, $found - $this->pos);
+            $end = $found > $this->pos && $this->buffer[$found - 1] === "\r" ? $found - 1 : $found;
+            $piece = \substr($this->buffer, $this->pos, $end - $this->pos);
             $this->pos = $found + \strlen($this->delimiter);
             $done = true;
 
             return $piece;
         }
         $done = false;
-        // Everything but a possible partial delimiter at the end is content.
-        $safe = \strlen($this->buffer) - \strlen($this->delimiter) + 1;
+        // Everything but a possible partial delimiter at the end, and the byte before it
+        // (a CR that belongs to the delimiter), is content.
+        $safe = \strlen($this->buffer) - \strlen($this->delimiter);
         $piece = '';
         if ($safe > $this->pos) {
             $piece = \substr($this->buffer, $this->pos, $safe - $this->pos);

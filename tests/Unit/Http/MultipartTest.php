@@ -316,6 +316,40 @@ final class MultipartTest extends TestCase
         self::assertInstanceOf(UploadedFile::class, $file[0]);
     }
 
+    /** PHP's parser takes bare LF line ends (hand-written clients send them); they got a 400. */
+    public function testBareLfLineEndsAreTakenAsPhpTakesThem(): void
+    {
+        $lf = \str_replace("\r\n", "\n", self::body([['a', '1'], ['b', "two\r\nlines"], ['f', "hi\n", 'x.txt', 'text/plain'], ['empty', '']]));
+        $lf = \str_replace("two\nlines", "two\r\nlines", $lf); // a CRLF within a value is content
+        $request = self::request($lf);
+        self::assertSame(['a' => '1', 'b' => "two\r\nlines", 'empty' => ''], $request->getParsedBody());
+        $file = $request->getUploadedFiles()['f'];
+        self::assertInstanceOf(UploadedFile::class, $file);
+        self::assertSame(['x.txt', 'text/plain', "hi\n"], [$file->getClientFilename(), $file->getClientMediaType(), $file->getContents()]);
+
+        // Mixed: CRLF delimiters with LF-only part heads, and the other way round.
+        $mixed = "--x\r\nContent-Disposition: form-data; name=\"a\"\n\n1\r\n--x\nContent-Disposition: form-data; name=\"b\"\r\n\r\n2\n--x--";
+        $head = "POST / HTTP/1.1\r\nHost: a\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: " . \strlen($mixed) . "\r\n\r\n";
+        self::assertSame(['a' => '1', 'b' => '2'], ParserHarness::whole($head . $mixed)[0]->getParsedBody());
+    }
+
+    /** The delimiter (and the CR before it) at every offset across the parser's 64 KiB reads. */
+    public function testDelimitersAtEveryOffsetOfAReadAreFound(): void
+    {
+        $limits = (new HttpLimits())->withBodyMemoryBytes(0);
+        $body = static fn (string $eol, int $pad): string => \str_replace("\r\n", $eol, self::body([['first', \str_repeat('~', $pad)], ['second', 'two']]));
+        foreach (["\r\n", "\n"] as $eol) {
+            $contentStart = \strpos($body($eol, 1), '~');
+            $delimiter = \strlen($eol . '--' . self::BOUNDARY);
+            // The first read ends $cut bytes into the line end and delimiter after the content.
+            for ($cut = -2; $cut <= $delimiter + 2; $cut++) {
+                $pad = MultipartParser::READ_BYTES - $contentStart - $cut;
+                $request = self::request($body($eol, $pad), $limits);
+                self::assertSame(['first' => \str_repeat('~', $pad), 'second' => 'two'], $request->getParsedBody(), 'line ends ' . \json_encode($eol) . ", cut {$cut}");
+            }
+        }
+    }
+
     public function testPartsSplitAcrossReadBoundaries(): void
     {
         // Bodies spooled to a stream are read in 64 KiB pieces: put delimiters across them.
