@@ -110,12 +110,15 @@ final class Master
     {
         $pid = (int) \getmypid();
         $previous = [];
-        foreach ([\SIGTERM, \SIGINT, \SIGUSR1, \SIGCHLD] as $signal) {
+        foreach ([\SIGTERM, \SIGINT, \SIGHUP, \SIGUSR1, \SIGCHLD] as $signal) {
             $previous[$signal] = \pcntl_signal_get_handler($signal);
         }
         \pcntl_async_signals(true);
         \pcntl_signal(\SIGTERM, fn () => $this->stopRequested = true);
         \pcntl_signal(\SIGINT, fn () => $this->stopRequested = true);
+        // The terminal of a foreground server closed (or `kill -HUP`): a graceful stop. It
+        // ended master and workers at once, no drain, files left behind (PHP's default).
+        \pcntl_signal(\SIGHUP, fn () => $this->stopRequested = true);
         \pcntl_signal(\SIGUSR1, fn () => $this->reloadRequested = true);
         \pcntl_signal(\SIGCHLD, static fn () => null); // only to interrupt select()
         // The title first: PidFile::read() takes a pid for a master's by it.

@@ -18,7 +18,7 @@ final class PetrelProcess
     public readonly string $pidFile;
     public readonly string $logFile;
     private ?int $exitCode = null;
-    /** A SIGTERM or SIGINT went out already: stop() waits for that stop, it sends no second one. */
+    /** A SIGTERM, SIGINT or SIGHUP went out already: stop() waits for that stop, it sends no second one. */
     private bool $stopSent = false;
 
     /** @param list<string> $options extra start options, e.g. ['--workers=1', '--mode=sync'] */
@@ -127,7 +127,7 @@ final class PetrelProcess
         $pid = $this->masterPid();
         if ($pid > 0) { // posix_kill(0, …) would signal this test's whole process group
             \posix_kill($pid, $signal);
-            $this->stopSent = $this->stopSent || $signal === \SIGTERM || $signal === \SIGINT;
+            $this->stopSent = $this->stopSent || $signal === \SIGTERM || $signal === \SIGINT || $signal === \SIGHUP;
         }
     }
 

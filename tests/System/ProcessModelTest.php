@@ -129,6 +129,33 @@ final class ProcessModelTest extends AsyncTestCase
     }
 
     /**
+     * A terminal that closes sends SIGHUP to the whole process group of a foreground server
+     * (here: to the master and each worker, as the group would get it). It used to end them
+     * all at once: the request in flight cut, the pid file left. Now: a graceful stop.
+     */
+    public function testSighupToTheProcessGroupIsAGracefulStop(): void
+    {
+        $server = (new PetrelProcess(self::APP, ['--workers=2']))->start();
+        PetrelProcess::waitFor(static fn () => \count($server->workerPids()) === 2, 10, 'two ready workers');
+        $workers = $server->workerPids();
+        $response = $this->async(static function () use ($server, $workers): string {
+            $slow = go(static fn () => RawHttp::get($server->address, '/sleep?ms=1000')->body);
+            sleep(0.2);
+            foreach ($workers as $worker) {
+                \posix_kill($worker, \SIGHUP);
+            }
+            $server->signal(\SIGHUP);
+
+            return $slow->join();
+        });
+        self::assertSame('slept 1000', $response, "the in-flight request completed; the log:\n" . $server->log());
+        self::assertSame(0, $server->stop());
+        self::assertFileDoesNotExist($server->pidFile);
+        self::assertStringContainsString('stopping 2 worker(s) gracefully', $server->log());
+        self::assertStringNotContainsString('killed by signal', $server->log());
+    }
+
+    /**
      * A client that sent part of a head and stalled held the stop for the whole graceful
      * timeout (30 s by default): it gets the grace an idle connection gets, and the
      * server exits in about a second. The drain still waits for a request in flight.

@@ -31,8 +31,10 @@ final class WorkerTable
 {
     /**
      * What a new worker puts back to SIG_DFL, blocked across its fork: the signals
-     * Master::run() handles (TERM, INT, USR1, CHLD), and USR2 and HUP, whose handlers a
-     * process embedding the master may have set.
+     * Master::run() handles (TERM, INT, USR1, CHLD), and USR2, whose handler a process
+     * embedding the master may have set. SIGHUP (Master::run() handles it too) is blocked
+     * as well, and ignored by the worker: a terminal that closes signals its whole process
+     * group, and the master stops the workers gracefully then.
      */
     private const RESET_SIGNALS = [\SIGTERM, \SIGINT, \SIGUSR1, \SIGUSR2, \SIGCHLD, \SIGHUP];
 
@@ -272,7 +274,7 @@ final class WorkerTable
     private function runWorker(int $number, mixed $pipe, ?\FFI\CData $watchdogCells, array $mask): int
     {
         foreach (self::RESET_SIGNALS as $signal) {
-            \pcntl_signal($signal, \SIG_DFL);
+            \pcntl_signal($signal, $signal === \SIGHUP ? \SIG_IGN : \SIG_DFL);
         }
         \pcntl_sigprocmask(\SIG_SETMASK, $mask);
         foreach ($this->workers as $sibling) {
