@@ -7,6 +7,7 @@ namespace Petrel;
 use Closure;
 use Petrel\Coroutine\CancelledException;
 use Petrel\Coroutine\Coroutine;
+use Petrel\Coroutine\Internal\JoinAll;
 use Petrel\Coroutine\Scheduler;
 use Petrel\Coroutine\Timer;
 use Throwable;
@@ -24,6 +25,12 @@ function go(Closure $function, mixed ...$args): Coroutine
 /**
  * Runs $function in a coroutine and waits for it, running the event loop meanwhile:
  * the entry point of a script or a test. Returns its result or rethrows its exception.
+ *
+ * It returns when $function does: coroutines $function started with go() and did not wait
+ * for are left where they are suspended (unlike Swoole's Co\run(), which waits for every
+ * coroutine) — at the end of a script their remaining work never runs. Wait for them:
+ * join() them, or use parallel() or a WaitGroup. (A server's worker runs in run() too and
+ * must be able to stop while an APP's background coroutines still wait.)
  */
 function run(Closure $function, mixed ...$args): mixed
 {
@@ -35,7 +42,7 @@ function sleep(float $seconds): void
 {
     $scheduler = Scheduler::get();
     $suspension = $scheduler->suspension();
-    $timer = $scheduler->driver->delay(\max(0.0, $seconds), static fn () => $suspension->resume());
+    $timer = $scheduler->driver->delay(Scheduler::checkedDelay($seconds, 'sleep()'), static fn () => $suspension->resume());
     try {
         $suspension->suspend();
     } finally {
@@ -109,13 +116,9 @@ function parallel(array $tasks): array
             foreach ($coroutines as $coroutine) {
                 $coroutine->cancel(new CancelledException('Cancelled: a sibling task in parallel() failed or the caller was cancelled'));
             }
-            foreach ($coroutines as $coroutine) {
-                try {
-                    $coroutine->join();
-                } catch (Throwable) {
-                    // Their outcome no longer matters; the first failure is what we report.
-                }
-            }
+            // Waited for even when this caller was cancelled or its deadline passed (then
+            // its join() would throw at once); their outcome no longer matters.
+            JoinAll::regardless($scheduler, $coroutines);
         }
     }
     if ($failure !== null) {

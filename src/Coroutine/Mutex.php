@@ -50,9 +50,10 @@ final class Mutex
         $this->semaphore->release();
     }
 
+    /** Whether a coroutine holds it, or it is being handed to the next waiter (unlock()). */
     public function isLocked(): bool
     {
-        return $this->holder !== null;
+        return $this->semaphore->available() === 0;
     }
 
     /**

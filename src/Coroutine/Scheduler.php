@@ -68,11 +68,7 @@ final class Scheduler
         private readonly bool $debug = false,
     ) {
         $this->main = new Coroutine(0, $this, []);
-        $this->errorHandler = static function (Throwable $error, string $where): void {
-            $line = "Petrel: uncaught exception in {$where}: {$error}";
-            // None under php-fpm, closed in a daemon: the error log then (see Observability\Log::stderr()).
-            \defined('STDERR') && \is_resource(\STDERR) ? \fwrite(\STDERR, "{$line}\n") : \error_log($line);
-        };
+        $this->errorHandler = self::writeError(...);
         $this->fiberMain = $this->runFiber(...);
         $this->drain = $this->drainReady(...);
     }
@@ -227,6 +223,17 @@ final class Scheduler
     }
 
     /**
+     * @internal $seconds as a timer's delay: a negative one is 0 (due now); NaN, which no
+     * clock ever reaches (the loop would spin, its timers stuck behind it), is refused.
+     *
+     * @throws CoroutineError on NaN
+     */
+    public static function checkedDelay(float $seconds, string $what): float
+    {
+        return $seconds >= 0 ? $seconds : ($seconds < 0 ? 0.0 : throw new CoroutineError("{$what} must be a number of seconds, got NAN"));
+    }
+
+    /**
      * Runs $function in the current coroutine with a deadline: any call that suspends after
      * $seconds throws a TimeoutException (the one pending at that moment included).
      */
@@ -234,7 +241,7 @@ final class Scheduler
     {
         $coroutine = $this->current ?? $this->main;
         $scope = ++$this->lastScope;
-        $timer = $this->driver->delay(\max(0.0, $seconds), static function () use ($coroutine, $scope, $seconds): void {
+        $timer = $this->driver->delay(self::checkedDelay($seconds, 'A timeout()'), static function () use ($coroutine, $scope, $seconds): void {
             $error = new TimeoutException(\sprintf('Timed out after %s s', \round($seconds, 6)));
             $coroutine->expired[$scope] = $error;
             $coroutine->suspension?->throw($error);
@@ -272,7 +279,7 @@ final class Scheduler
                 throw $coroutine->cancelled ?? \reset($coroutine->expired);
             }
             $timer = $timeout === null ? null : $this->driver->delay(
-                \max(0.0, $timeout),
+                self::checkedDelay($timeout, 'A timeout'),
                 static fn () => $suspension->throw(new TimeoutException(\sprintf('Timed out after %s s', \round($timeout, 6)))),
             );
             $suspension->state = Suspension::SUSPENDED;
@@ -386,7 +393,14 @@ final class Scheduler
         }
     }
 
-    /** Where uncaught coroutine exceptions go; by default a line and a trace on STDERR. */
+    /**
+     * Where uncaught coroutine exceptions go; by default a line and a trace on STDERR. The
+     * handler may run in a loop callback, where nothing can suspend: for I/O (shipping the
+     * error to a log server), start a coroutine with go(). A handler that throws (or
+     * suspends there) does not lose the report: it goes to the default output, with why.
+     *
+     * @param Closure(Throwable, string): void $handler called with the error and where it happened
+     */
     public function setErrorHandler(Closure $handler): void
     {
         $this->errorHandler = $handler;
@@ -397,9 +411,17 @@ final class Scheduler
     {
         try {
             ($this->errorHandler)($error, $where);
-        } catch (Throwable) {
-            // An error handler that throws must not take the worker down.
+        } catch (Throwable $handlerFailure) {
+            // Neither the worker taken down nor the report lost.
+            self::writeError($error, "{$where} (the error handler failed: " . $handlerFailure::class . ": {$handlerFailure->getMessage()})");
         }
+    }
+
+    private static function writeError(Throwable $error, string $where): void
+    {
+        $line = "Petrel: uncaught exception in {$where}: {$error}";
+        // None under php-fpm, closed in a daemon: the error log then (see Observability\Log::stderr()).
+        \defined('STDERR') && \is_resource(\STDERR) ? \fwrite(\STDERR, "{$line}\n") : \error_log($line);
     }
 
     /** @return array<int, Coroutine> unfinished coroutines by id */

@@ -209,14 +209,24 @@ final class Timer
         $this->running = $this->scheduler->spawn($this->tick);
     }
 
+    private function reportError(Throwable $error): void
+    {
+        $this->scheduler->reportError($error, \sprintf('timer %s %ss, %s', $this->repeat ? 'every' : 'after', $this->interval, $this->origin));
+    }
+
     private function tick(): void
     {
         try {
             ($this->callback)($this);
-        } catch (CancelledException) {
-            // Cancelled from outside (the worker is stopping): nothing to report.
+        } catch (CancelledException $error) {
+            // The tick's own cancellation (the worker is stopping): nothing to report. Any
+            // other — a TimeoutException of a timeout() in the callback, a cancelled
+            // coroutine it joined — is the callback's failure, reported as any other.
+            if ($error !== $this->scheduler->current()?->cancelled) {
+                $this->reportError($error);
+            }
         } catch (Throwable $error) {
-            $this->scheduler->reportError($error, \sprintf('timer %s %ss, %s', $this->repeat ? 'every' : 'after', $this->interval, $this->origin));
+            $this->reportError($error);
         } finally {
             if ($this->watcher === null) { // fired once, or cancelled: no tick to come
                 self::$live?->offsetGet($this->scheduler)->detach($this);

@@ -13,11 +13,10 @@ final class WaitGroup
 
     public function add(int $delta = 1): void
     {
-        $this->count += $delta;
-        if ($this->count < 0) {
-            $this->count = 0;
+        if ($this->count + $delta < 0) { // the count stays as it was: its waiters wait on
             throw new CoroutineError('WaitGroup counter went below zero: done() called more often than add()');
         }
+        $this->count += $delta;
         if ($this->count === 0) {
             $waiters = $this->waiters;
             $this->waiters = [];

@@ -303,4 +303,33 @@ final class CoroutineTest extends AsyncTestCase
         $driver->run();
         self::assertInstanceOf(CoroutineError::class, $error);
     }
+
+    /**
+     * An error handler that throws — or suspends, in the loop callback where an unjoined
+     * coroutine's failure is found — lost the report without a word.
+     */
+    public function testAFailingErrorHandlerDoesNotLoseTheReport(): void
+    {
+        $autoload = \var_export(\dirname(__DIR__, 3) . '/vendor/autoload.php', true);
+        $script = <<<PHP
+            require {$autoload};
+            \\Petrel\\run(static function (): void {
+                \\Petrel\\Coroutine\\Scheduler::get()->setErrorHandler(static fn () => \\Petrel\\sleep(0.001));
+                \\Petrel\\go(static function (): void {
+                    \\Petrel\\sleep(0.001);
+                    throw new \\LogicException('the failure to report');
+                });
+                \\Petrel\\sleep(0.02);
+            });
+            PHP;
+        $process = \proc_open([\PHP_BINARY, '-r', $script], [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
+        self::assertIsResource($process);
+        $stdout = (string) \stream_get_contents($pipes[1]);
+        $stderr = (string) \stream_get_contents($pipes[2]);
+        self::assertSame(0, \proc_close($process), $stdout . $stderr);
+        self::assertMatchesRegularExpression(
+            '/^Petrel: uncaught exception in coroutine #\d+ \(the error handler failed: Petrel\\\\Coroutine\\\\CoroutineError: Cannot suspend inside an event loop callback.*?\): LogicException: the failure to report/',
+            $stderr,
+        );
+    }
 }

@@ -4,7 +4,9 @@ declare(strict_types=1);
 
 namespace Petrel\Tests\Unit\Coroutine;
 
+use Petrel\Coroutine\CancelledException;
 use Petrel\Coroutine\Channel;
+use Petrel\Coroutine\CoroutineError;
 use Petrel\Coroutine\TimeoutException;
 use Petrel\Tests\Support\AsyncTestCase;
 
@@ -155,6 +157,68 @@ final class DeadlineTest extends AsyncTestCase
             ])));
             $this->expectException(TimeoutException::class);
             $co->join();
+        });
+    }
+
+    /** A caller cancelled or past its deadline got parallel()'s exception before its tasks had unwound. */
+    public function testParallelWaitsForItsTasksWhenTheCallerIsCancelledOrTimesOut(): void
+    {
+        $this->async(function (): void {
+            $log = [];
+            $task = static function () use (&$log): void {
+                try {
+                    sleep(5);
+                } finally {
+                    $log[] = 'task unwound'; // runs once the loop resumes it with the cancellation
+                }
+            };
+            try {
+                timeout(0.01, static fn () => parallel([$task, $task]));
+                self::fail('expected a timeout');
+            } catch (TimeoutException) {
+                $log[] = 'parallel returned';
+            }
+            self::assertSame(['task unwound', 'task unwound', 'parallel returned'], $log);
+
+            $log = [];
+            $caller = go(static function () use ($task, &$log): void {
+                try {
+                    parallel([$task]);
+                } finally {
+                    $log[] = 'parallel returned';
+                }
+            });
+            sleep(0.01);
+            $caller->cancel();
+            try {
+                $caller->join();
+                self::fail('expected the cancellation');
+            } catch (CancelledException) {
+            }
+            self::assertSame(['task unwound', 'parallel returned'], $log);
+        });
+    }
+
+    /** NaN never comes due: it spun the loop at 100 % CPU and stopped every timer behind it. */
+    public function testANanTimeoutIsRefused(): void
+    {
+        $this->async(function (): void {
+            $channel = new Channel();
+            foreach ([
+                'sleep()' => static fn () => sleep(\NAN),
+                'A timeout()' => static fn () => timeout(\NAN, static fn () => null),
+                'A timeout' => static fn () => $channel->pop(\NAN),
+            ] as $what => $call) {
+                try {
+                    $call();
+                    self::fail("{$what}: expected a CoroutineError");
+                } catch (CoroutineError $error) {
+                    self::assertSame("{$what} must be a number of seconds, got NAN", $error->getMessage());
+                }
+            }
+            $start = \hrtime(true);
+            sleep(0.01); // the loop's timers still fire
+            self::assertLessThan(1.0, (\hrtime(true) - $start) / 1e9);
         });
     }
 }

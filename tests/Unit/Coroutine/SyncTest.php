@@ -52,6 +52,41 @@ final class SyncTest extends AsyncTestCase
         });
     }
 
+    /** An add() that would go below zero set the count to 0 and left its waiters waiting. */
+    public function testAWaitGroupUnderflowLeavesTheCountAsItWas(): void
+    {
+        $this->async(function (): void {
+            $group = new WaitGroup();
+            $group->add(2);
+            $waiter = go(static fn () => $group->wait());
+            try {
+                $group->add(-3);
+                self::fail('expected a CoroutineError');
+            } catch (CoroutineError) {
+            }
+            self::assertSame(2, $group->count());
+            $group->done();
+            $group->done();
+            $waiter->join(1.0);
+            self::assertTrue($waiter->isFinished());
+        });
+    }
+
+    /** While unlock() hands the mutex to a waiter, it is locked: tryLock() fails, isLocked() said false. */
+    public function testAMutexHandedToAWaiterIsLocked(): void
+    {
+        $this->async(function (): void {
+            $mutex = new Mutex();
+            $mutex->lock();
+            $waiter = go(static fn () => $mutex->synchronized(static fn () => sleep(0.01)));
+            $mutex->unlock();
+            self::assertFalse($mutex->tryLock());
+            self::assertTrue($mutex->isLocked());
+            $waiter->join();
+            self::assertFalse($mutex->isLocked());
+        });
+    }
+
     public function testMutexSerialisesCriticalSections(): void
     {
         $this->async(function (): void {

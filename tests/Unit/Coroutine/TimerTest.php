@@ -10,7 +10,9 @@ use Petrel\Tests\Support\AsyncTestCase;
 
 use function Petrel\after;
 use function Petrel\every;
+use function Petrel\go;
 use function Petrel\sleep;
+use function Petrel\timeout;
 
 final class TimerTest extends AsyncTestCase
 {
@@ -90,6 +92,25 @@ final class TimerTest extends AsyncTestCase
             self::assertGreaterThanOrEqual(2, \count($this->uncaught));
             self::assertStringContainsString('timer every 0.005s, TimerTest.php:', $this->uncaught[0]);
             self::assertStringContainsString('tick 1 failed', $this->uncaught[0]);
+            $this->uncaught = []; // seen: not a leak
+        });
+    }
+
+    /** A TimeoutException is a CancelledException: one escaping a tick was taken for the tick's own cancellation. */
+    public function testATimeoutOrAnotherCoroutinesCancellationEscapingATickIsReported(): void
+    {
+        $this->async(function (): void {
+            after(0.001, static fn () => timeout(0.005, static fn () => sleep(1)));
+            after(0.001, static function (): void {
+                $helper = go(static fn () => sleep(1));
+                $helper->cancel();
+                $helper->join();
+            });
+            sleep(0.05);
+            self::assertCount(2, $this->uncaught, \implode("\n", $this->uncaught));
+            $reports = \implode("\n", $this->uncaught);
+            self::assertStringContainsString('TimeoutException: Timed out after 0.005 s', $reports);
+            self::assertStringContainsString('CancelledException: Coroutine #', $reports);
             $this->uncaught = []; // seen: not a leak
         });
     }
