@@ -47,10 +47,10 @@ interface Driver
     /** Runs $callback once, in the next tick, before timers and I/O. */
     public function defer(Closure $callback): int;
 
-    /** Runs $callback once, after $seconds (≥ 0). */
+    /** Runs $callback once, after $seconds (≥ 0; INF: never; NaN is a LoopError). */
     public function delay(float $seconds, Closure $callback): int;
 
-    /** Runs $callback every $interval seconds (> 0) until cancelled. */
+    /** Runs $callback every $interval seconds (> 0; INF: never; NaN is a LoopError) until cancelled. */
     public function repeat(float $interval, Closure $callback): int;
 
     /** Runs $callback each tick in which $stream is readable (or at EOF, or in error). */

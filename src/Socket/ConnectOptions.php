@@ -12,6 +12,10 @@ final class ConnectOptions
         public readonly ?TlsOptions $tls = null,
         public readonly bool $noDelay = true,
     ) {
+        // NaN too (it fails every comparison); INF is fine: no time limit.
+        if (!($connectTimeout >= 0)) {
+            throw new SocketError("Invalid connectTimeout: expected a number of seconds >= 0 (0: fail unless connected at once), got {$connectTimeout}");
+        }
     }
 
     public function withConnectTimeout(float $seconds): self

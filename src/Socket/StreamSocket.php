@@ -83,10 +83,7 @@ final class StreamSocket implements Socket
     public function readLine(string $delimiter = "\n", int $maxBytes = 65536): ?string
     {
         $searchFrom = 0;
-        while (($position = \strpos($this->buffer, $delimiter, $searchFrom)) === false) {
-            if (\strlen($this->buffer) > $maxBytes) {
-                throw new SocketException("No line delimiter within {$maxBytes} bytes from {$this->getRemoteAddress()}");
-            }
+        while (($position = \strpos($this->buffer, $delimiter, $searchFrom)) === false && \strlen($this->buffer) <= $maxBytes) {
             $searchFrom = \max(0, \strlen($this->buffer) - \strlen($delimiter) + 1);
             $data = $this->receive(65536);
             if ($data === null) {
@@ -97,7 +94,10 @@ final class StreamSocket implements Socket
             }
             $this->buffer .= $data;
         }
-        $end = $position + \strlen($delimiter);
+        // Also when found: one read may bring the delimiter with more than $maxBytes before it.
+        if ($position === false || ($end = $position + \strlen($delimiter)) > $maxBytes) {
+            throw new SocketException("No line delimiter within {$maxBytes} bytes from {$this->getRemoteAddress()}");
+        }
         $line = \substr($this->buffer, 0, $end);
         $this->buffer = (string) \substr($this->buffer, $end);
 

@@ -38,18 +38,25 @@ function connect(string $address, ConnectOptions $options = new ConnectOptions()
     $scheduler = Scheduler::get();
     $deadline = $scheduler->driver->now() + $options->connectTimeout;
     $suspension = $scheduler->suspension();
-    $watcher = $scheduler->driver->onWritable($stream, static fn () => $suspension->resume());
-    $timer = $scheduler->driver->delay($options->connectTimeout, static fn () => $suspension->throw(
-        new ConnectException(\sprintf('Connecting to %s timed out after %s s', $address, $options->connectTimeout)),
-    ));
+    $watcher = $timer = null;
     try {
+        // In the try: should the driver refuse the timer, the watcher, which would fire each
+        // tick on the connected stream, is cancelled and the stream closed all the same.
+        $watcher = $scheduler->driver->onWritable($stream, static fn () => $suspension->resume());
+        $timer = $scheduler->driver->delay($options->connectTimeout, static fn () => $suspension->throw(
+            new ConnectException(\sprintf('Connecting to %s timed out after %s s', $address, $options->connectTimeout)),
+        ));
         $suspension->suspend();
     } catch (\Throwable $error) {
         \fclose($stream);
         throw $error;
     } finally {
-        $scheduler->driver->cancel($watcher);
-        $scheduler->driver->cancel($timer);
+        if ($watcher !== null) {
+            $scheduler->driver->cancel($watcher);
+        }
+        if ($timer !== null) {
+            $scheduler->driver->cancel($timer);
+        }
     }
     $remote = @\stream_socket_get_name($stream, true);
     if ($remote === false) {

@@ -16,6 +16,13 @@ use Petrel\Loop\TickCounter;
  */
 final class SelectStreams implements StreamWaiter
 {
+    /**
+     * The longest wait, in seconds: a timer due in 1e13 s or more (PHP_INT_MAX, 1e300:
+     * "never") would overflow the integers usleep() and stream_select() take, wrapping to a
+     * negative time (a ValueError) or to 0 (a spin). The loop just waits again.
+     */
+    private const MAX_WAIT = 3600.0;
+
     /** @var array<int, resource> */
     private array $readStreams = [];
     /** @var array<int, array<int, Watcher>> */
@@ -105,7 +112,6 @@ final class SelectStreams implements StreamWaiter
     }
 
     /** stream_select() on the watched streams and the signals' self-pipe; usleep() without any. */
-
     public function wait(float $until, SignalDispatcher $signals): void
     {
         $read = $this->readStreams;
@@ -118,6 +124,8 @@ final class SelectStreams implements StreamWaiter
             $timeout = $until - \hrtime(true) * 1e-9;
             if ($timeout < 0.0) {
                 $timeout = 0.0;
+            } elseif ($timeout > self::MAX_WAIT) {
+                $timeout = self::MAX_WAIT;
             }
         }
         if ($read === [] && $write === []) {
@@ -125,7 +133,7 @@ final class SelectStreams implements StreamWaiter
                 if (TickCounter::$cell !== null) {
                     TickCounter::waiting();
                 }
-                \usleep((int) (($timeout ?? 3600.0) * 1e6));
+                \usleep((int) (($timeout ?? self::MAX_WAIT) * 1e6));
                 if (TickCounter::$cell !== null) {
                     TickCounter::running();
                 }

@@ -48,7 +48,9 @@ final class WatcherLoop
 
     public function delay(float $seconds, Closure $callback): int
     {
-        if ($seconds < 0) {
+        // Written so that NaN fails too: its due time would break the heap's order, and the
+        // loop would then spin and run no timer again. INF is fine: due at INF, never run.
+        if (!($seconds >= 0)) {
             throw new LoopError("Timer delay must be >= 0, got {$seconds}");
         }
 
@@ -57,7 +59,7 @@ final class WatcherLoop
 
     public function repeat(float $interval, Closure $callback): int
     {
-        if ($interval <= 0) {
+        if (!($interval > 0)) { // NaN too, see delay()
             throw new LoopError("Timer interval must be > 0, got {$interval}");
         }
 

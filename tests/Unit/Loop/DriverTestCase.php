@@ -6,6 +6,8 @@ namespace Petrel\Tests\Unit\Loop;
 
 use Petrel\Loop\Driver;
 use Petrel\Loop\LoopError;
+use Petrel\Loop\TickCounter;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
 /** The conformance suite every Driver must pass; each driver's test is a small subclass. */
@@ -276,6 +278,100 @@ abstract class DriverTestCase extends TestCase
         $this->expectException(LoopError::class);
         $this->loop->repeat(0, static function (): void {
         });
+    }
+
+    /** @return iterable<string, array{string, float}> */
+    public static function invalidTimerTimes(): iterable
+    {
+        yield 'delay -1' => ['delay', -1.0];
+        yield 'delay NaN' => ['delay', \NAN];
+        yield 'repeat 0' => ['repeat', 0.0];
+        yield 'repeat NaN' => ['repeat', \NAN];
+    }
+
+    /**
+     * NaN passed a `< 0` check: its due time broke the timer heap's order, and the loop then
+     * spun at 100 % CPU and ran no timer again.
+     */
+    #[DataProvider('invalidTimerTimes')]
+    public function testTimersRefuseNegativeAndNanTimes(string $method, float $seconds): void
+    {
+        try {
+            $this->loop->{$method}($seconds, static function (): void {
+            });
+            self::fail("{$method}({$seconds}) was taken");
+        } catch (LoopError $error) {
+            self::assertMatchesRegularExpression('/^Timer (delay|interval) must be >=? 0, got /', $error->getMessage());
+        }
+        self::assertSame([], $this->loop->watchers());
+    }
+
+    public function testATimerOfInfiniteDelayNeverRunsAndLeavesTheOthersInOrder(): void
+    {
+        $log = [];
+        $never = $this->loop->delay(\INF, static function () use (&$log): void {
+            $log[] = 'INF delay';
+        });
+        $neverRepeated = $this->loop->repeat(\INF, static function () use (&$log): void {
+            $log[] = 'INF repeat';
+        });
+        foreach ([0.02, 0.01] as $delay) {
+            $this->loop->delay($delay, static function () use (&$log, $delay): void {
+                $log[] = $delay;
+            });
+        }
+        $this->loop->delay(0.03, function () use ($never, $neverRepeated): void {
+            $this->loop->cancel($never);
+            $this->loop->cancel($neverRepeated);
+        });
+        $this->loop->run();
+        self::assertSame([0.01, 0.02], $log);
+    }
+
+    /** @return iterable<string, array{float, bool}> */
+    public static function distantTimers(): iterable
+    {
+        foreach (['1e13 s' => 1e13, 'PHP_INT_MAX s' => (float) \PHP_INT_MAX, '9.3e18 s' => 9.3e18, '1e300 s' => 1e300] as $name => $seconds) {
+            yield "{$name}, no stream" => [$seconds, false];
+            yield "{$name}, a stream watched" => [$seconds, true];
+        }
+    }
+
+    /**
+     * A timer due in an age ("never") must not fail or spin the wait it bounds: with the
+     * select driver the wait overflowed the integer usleep() or stream_select() takes (a
+     * ValueError, or 0 and a busy loop). A signal from a child ends the wait here; a
+     * handler of our own rather than a signal watcher, so that no self-pipe is watched.
+     */
+    #[DataProvider('distantTimers')]
+    public function testATimerDueInAnAgeWaitsQuietly(float $seconds, bool $withStream): void
+    {
+        if (!\class_exists(\FFI::class) || !\function_exists('pcntl_fork')) {
+            self::markTestSkipped('needs ext-ffi (TickCounter counts the waits) and ext-pcntl');
+        }
+        $this->loop->delay($seconds, static function (): void {
+        });
+        $pair = $this->pair(); // both ends kept: the peer's close would make it readable
+        if ($withStream) {
+            $this->loop->onReadable($pair[0], static function (): void {
+            });
+        }
+        $async = \pcntl_async_signals(true);
+        \pcntl_signal(\SIGUSR2, fn () => $this->loop->stop());
+        $pid = $this->signalFromAChild(\SIGUSR2);
+        TickCounter::$cell = \FFI::new('int64_t[1]');
+        $before = TickCounter::$count;
+        try {
+            $this->loop->run();
+            self::assertLessThan(100, TickCounter::$count - $before, 'the loop spun instead of waiting');
+        } finally {
+            TickCounter::$cell = null;
+            while (\pcntl_waitpid($pid, $status) === -1 && \pcntl_get_last_errno() === \PCNTL_EINTR) {
+                // the child's signal interrupted the wait for it
+            }
+            \pcntl_signal(\SIGUSR2, \SIG_DFL);
+            \pcntl_async_signals($async);
+        }
     }
 
     public function testSignal(): void
