@@ -81,6 +81,10 @@ final class FileWatcher implements Sidecar
         return true;
     }
 
+    public function onWorkerExit(array $worker): void
+    {
+    }
+
     /** "syntax error, unexpected … in /app/x.php:12", or null when the file parses. */
     public static function syntaxError(string $path): ?string
     {

@@ -105,6 +105,11 @@ final class MetricsEndpoint implements Sidecar
         return false;
     }
 
+    public function onWorkerExit(array $worker): void
+    {
+        $this->text->retire($worker);
+    }
+
     /** @param Closure(): array<string, mixed> $status */
     private function respond(string $head, Closure $status): string
     {

@@ -8,9 +8,11 @@ namespace Petrel\Observability;
  * Turns the master's status (Process\Internal\StatusFile::snapshot(): each worker's last
  * report) into the Prometheus text exposition format 0.0.4, summed over the workers.
  *
- * Counters stay monotonic across worker restarts: what a worker had counted when it was
- * last seen is kept once it is gone (retire()), so a recycled worker's requests are not
- * lost from the totals (except those of its last second, not yet reported).
+ * Counters stay monotonic across worker restarts: a worker sends a last report when it
+ * stops, the master hands it over as it reaps the worker (retire()), and it is kept in the
+ * totals — a recycled worker's requests are not lost (they were, its last second's: with
+ * --max-requests=10, 8 of 50 requests were counted). A worker that dies without a word
+ * (SIGKILL, a crash) keeps what it had last reported (observe()).
  */
 final class PrometheusText
 {
@@ -47,6 +49,24 @@ final class PrometheusText
                 unset($this->live[$pid]);
             }
         }
+    }
+
+    /**
+     * A worker is gone: its counters (its last report, else the last seen) go to the totals.
+     *
+     * @param array<string, mixed> $worker its status row (pid, kind, metrics)
+     */
+    public function retire(array $worker): void
+    {
+        $pid = (int) ($worker['pid'] ?? 0);
+        if (($worker['kind'] ?? 'http') !== 'http') {
+            return;
+        }
+        $metrics = \is_array($worker['metrics'] ?? null) ? $worker['metrics'] : ($this->live[$pid] ?? null);
+        if ($metrics !== null) {
+            $this->retired = self::add($this->retired, $metrics);
+        }
+        unset($this->live[$pid]);
     }
 
     /** @param array<string, mixed> $status */

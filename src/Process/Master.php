@@ -191,6 +191,9 @@ final class Master
                 }
             }
             foreach ($this->workers->reap() as [$worker, $reason]) {
+                foreach ($this->sidecars as $sidecar) {
+                    $sidecar->onWorkerExit(StatusFile::row($worker->pid, $worker));
+                }
                 $this->onExit($worker, $reason);
             }
             $this->workers->killOverdue();

@@ -32,4 +32,13 @@ interface Sidecar
      * @param Closure(): array<string, mixed> $status as for onReadable()
      */
     public function poll(Closure $status): bool;
+
+    /**
+     * A worker exited (reaped). $worker is its row as in the status (number, pid, state,
+     * kind) with the last report it sent, its final one included: what /metrics adds to
+     * its totals, which a status read a second later no longer has.
+     *
+     * @param array<string, mixed> $worker
+     */
+    public function onWorkerExit(array $worker): void;
 }

@@ -45,6 +45,30 @@ final class ObservabilityTest extends TestCase
         $server->stop();
     }
 
+    /**
+     * A recycled worker's requests of its last second were lost from the totals: it sent no
+     * last report, and the master kept only what it had seen of it (8 of 50 counted with
+     * --max-requests=10). The worker reports as it exits; the master counts that report.
+     */
+    public function testARecycledWorkersRequestsAllCount(): void
+    {
+        $metrics = '127.0.0.1:' . PetrelProcess::freePort();
+        $server = (new PetrelProcess(self::APP, ['--workers=1', '--max-requests=10', "--metrics={$metrics}"]))->start();
+        for ($i = 0; $i < 50; $i++) {
+            self::assertSame("ok\n", self::get("http://{$server->address}/?i={$i}"));
+        }
+        $parsed = null;
+        PetrelProcess::waitFor(static function () use ($metrics, &$parsed): bool {
+            $parsed = PrometheusParser::parse(self::get("http://{$metrics}/metrics"));
+
+            return self::sample($parsed, 'petrel_http_requests_total', ['method' => 'GET', 'status' => '2xx']) === 50.0;
+        }, 10, 'the 50 requests in /metrics');
+        \assert(\is_array($parsed));
+        self::assertSame(50.0, self::sample($parsed, 'petrel_http_request_duration_seconds_count', []));
+        self::assertGreaterThanOrEqual(1.0, self::sample($parsed, 'petrel_worker_restarts_total', ['reason' => 'max-requests']));
+        $server->stop();
+    }
+
     public function testABlockingHandlerIsReportedOnceWithItsFileAndLine(): void
     {
         $server = (new PetrelProcess(self::APP, ['--workers=1', '--block-threshold=100']))->start();

@@ -137,11 +137,14 @@ final class HttpWorker
             $lag = \max($lag, $now - $due);
             $due = $now + 0.25;
         }));
-        $report = static function () use ($context, $server, $scheduler, $recycle, $metrics, &$lag, $detector): void {
+        $sendStatus = static function () use ($context, $server, $scheduler, $metrics, &$lag, $detector): void {
             $context->reportStatus($server->stats() + [
                 'coroutines' => $scheduler->stats()['alive'],
                 'metrics' => $metrics->snapshot() + ['loop_lag' => \round(\max(0.0, $lag), 4), 'blocked' => $detector->episodes ?? 0, 'pools' => PoolRegistry::stats()],
             ]);
+        };
+        $report = static function () use ($sendStatus, $recycle, &$lag): void {
+            $sendStatus();
             $lag = 0.0;
             $recycle->checkResidentSize();
         };
@@ -155,6 +158,7 @@ final class HttpWorker
             Timer::finishTicks($scheduler, $options->gracefulTimeout - (\microtime(true) - ($stoppedAt ?? \microtime(true))));
         });
         $detector?->stop();
+        $sendStatus(); // the last: what was answered since the report a second ago counts in /metrics
 
         return 0;
     }

@@ -30,13 +30,24 @@ final class StatusFile
         $now = \microtime(true);
         $rows = [];
         foreach ($workers as $pid => $worker) {
-            // A ready worker that asked to be replaced still serves until its replacement is ready.
-            $state = $worker->state === WorkerHandle::READY && $worker->retiringBecause !== null ? 'recycling' : $worker->state;
-            $rows[] = ['number' => $worker->shownNumber, 'pid' => $pid, 'state' => $state, 'kind' => $worker->kind] + $worker->status;
+            $rows[] = self::row($pid, $worker);
         }
         \usort($rows, static fn (array $a, array $b): int => [$a['kind'], $a['number'], $a['pid']] <=> [$b['kind'], $b['number'], $b['pid']]);
 
         return ['master' => (int) \getmypid(), 'uptime' => \round($now - $startedAt, 1), 'updated' => $now, 'restarts' => $restarts, 'workers' => $rows];
+    }
+
+    /**
+     * One worker's row of the snapshot: number, pid, state, kind, then its last report.
+     *
+     * @return array<string, mixed>
+     */
+    public static function row(int $pid, WorkerHandle $worker): array
+    {
+        // A ready worker that asked to be replaced still serves until its replacement is ready.
+        $state = $worker->state === WorkerHandle::READY && $worker->retiringBecause !== null ? 'recycling' : $worker->state;
+
+        return ['number' => $worker->shownNumber, 'pid' => $pid, 'state' => $state, 'kind' => $worker->kind] + $worker->status;
     }
 
     /** @param array<string, mixed> $status from snapshot() */
