@@ -69,6 +69,8 @@ final class Master
     private readonly ReloadCoordinator $reload;
     private readonly StopSequence $stop;
     private readonly MasterWait $wait;
+    /** @var Closure(string): void */
+    private readonly Closure $log;
 
     /**
      * @param Closure(WorkerContext): int $workerEntry runs in each worker; returns its exit code
@@ -90,7 +92,7 @@ final class Master
         if ($config->taskWorkers > 0 && $taskWorkerEntry === null) {
             throw new \InvalidArgumentException('taskWorkers > 0 needs a $taskWorkerEntry');
         }
-        $log ??= Log::info(...);
+        $this->log = $log ??= Log::info(...);
         $this->workers = new WorkerTable($config, $workerEntry, $taskWorkerEntry, $sidecars, $log);
         $this->status = new SupervisionStatus($this->workers, $config->statusFile !== null ? new StatusFile($config->statusFile) : null);
         $this->restarts = new RestartSchedule($this->workers, $this->status, $config->bootTimeout, $log);
@@ -128,7 +130,9 @@ final class Master
         try {
             $this->workers->startWatchdog();
             $this->workers->spawnAll();
-            $this->awaitBoot();
+            if (!$this->awaitBoot()) {
+                return 0;
+            }
             if ($onReady !== null) {
                 $notes = \array_values(\array_unique(\array_filter(\array_map(static fn (WorkerHandle $worker): ?string => $worker->note, $this->workers->all()))));
                 $onReady($notes);
@@ -147,8 +151,12 @@ final class Master
         }
     }
 
-    /** Until every worker is ready; on a failure (or a stop) kills them all and throws. */
-    private function awaitBoot(): void
+    /**
+     * Until every worker is ready (true). A stop meanwhile kills them, none of them serving
+     * yet, and returns false: a stop, which exits 0 (it was a failed start, exit 1). On a
+     * failure kills them all and throws. `petrel status` shows them starting meanwhile.
+     */
+    private function awaitBoot(): bool
     {
         $deadline = \microtime(true) + $this->config->bootTimeout;
         while (true) {
@@ -160,7 +168,10 @@ final class Master
                 $failure ??= $worker->error;
             }
             if ($failure === null && $this->stopRequested) {
-                $failure = 'stopped while starting';
+                $this->workers->killAll();
+                ($this->log)('stopped while starting');
+
+                return false;
             }
             if ($failure === null && \microtime(true) > $deadline) {
                 $failure = \sprintf('workers were not ready after %s s', $this->config->bootTimeout);
@@ -171,8 +182,9 @@ final class Master
             }
             $ready = \array_filter($this->workers->all(), static fn (WorkerHandle $w): bool => $w->state === WorkerHandle::READY);
             if (\count($ready) === $this->workers->slots()) {
-                return;
+                return true;
             }
+            $this->status->write();
             $this->wait->wait(0.1);
         }
     }

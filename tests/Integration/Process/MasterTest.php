@@ -110,12 +110,42 @@ final class MasterTest extends TestCase
         PetrelProcess::waitFor(fn (): bool => \count($this->workerPids('ready')) === 1 && $this->workerPids('ready') !== [$worker], 10, 'a new ready worker');
     }
 
-    private function startMaster(int $workers, float $gracefulTimeout = 5.0, float $bootTimeout = 10.0): void
+    /**
+     * While the workers boot, `petrel status` found no status ("wrote no status yet", exit
+     * 1), and a stop then made the start fail ("could not start: stopped while starting",
+     * exit 1). The workers are listed as starting now, and a stop is a stop: exit 0.
+     */
+    public function testWhileWorkersBootTheStatusListsThemAndAStopExitsZero(): void
+    {
+        \touch("{$this->dir}/boot-hangs");
+        $this->startMaster(workers: 2, awaitReady: false);
+        PetrelProcess::waitFor(fn (): bool => \count($this->workerPids('starting')) === 2, 10, 'two workers listed as starting');
+        $workers = $this->workerPids('starting');
+        $this->signalMaster(\SIGTERM);
+        $exitCode = null;
+        PetrelProcess::waitFor(function () use (&$exitCode): bool {
+            \assert($this->process !== null);
+            $status = \proc_get_status($this->process);
+            $exitCode = $status['exitcode'];
+
+            return !$status['running'];
+        }, 10, 'the master to exit');
+        self::assertSame(0, $exitCode, $this->log() . (string) @\file_get_contents("{$this->dir}/stdout"));
+        self::assertStringContainsString('stopped while starting', $this->log());
+        foreach ($workers as $pid) {
+            self::assertFalse(\Petrel\Process\PidFile::isAlive($pid));
+        }
+        self::assertFileDoesNotExist("{$this->dir}/master.pid");
+    }
+
+    private function startMaster(int $workers, float $gracefulTimeout = 5.0, float $bootTimeout = 10.0, bool $awaitReady = true): void
     {
         $command = [\PHP_BINARY, __DIR__ . '/fixtures/master.php', $this->dir, (string) $workers, (string) $gracefulTimeout, (string) $bootTimeout];
         $this->process = \proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['file', "{$this->dir}/stdout", 'a'], 2 => ['file', "{$this->dir}/stdout", 'a']], $pipes);
         self::assertIsResource($this->process);
-        PetrelProcess::waitFor(fn (): bool => \count($this->workerPids('ready')) === $workers, 10, 'the workers to be ready');
+        if ($awaitReady) {
+            PetrelProcess::waitFor(fn (): bool => \count($this->workerPids('ready')) === $workers, 10, 'the workers to be ready');
+        }
     }
 
     private function signalMaster(int $signal): void
