@@ -8,6 +8,7 @@ use Petrel\Http\FileBody;
 use Petrel\Http\Internal\AccessLog;
 use Petrel\Http\Request;
 use Petrel\Http\Response;
+use Petrel\Observability\Internal\RemoteAddr;
 
 /**
  * The access log as one JSON object per line, for log shippers:
@@ -17,6 +18,8 @@ use Petrel\Http\Response;
  *      "duration_ms":1.234,"referer":null,"user_agent":"curl/8.5.0"}
  *
  * request_id is the one on the worker's log lines for the same request (Log::requestId()).
+ * remote is the client's address without the port, as nginx's $remote_addr has it ("::1"
+ * for IPv6); null when unknown, as for a unix-socket peer (PHP does not name one).
  * Written when the handler returns (so the time is the handler's; a streamed body's bytes
  * are null). No response (a fatal error unwinding): status 500.
  */
@@ -37,7 +40,7 @@ final class JsonAccessLog
             'time' => \date('c'),
             'pid' => \getmypid(),
             'request_id' => Log::requestId(),
-            'remote' => $request->getRemoteAddress(),
+            'remote' => RemoteAddr::of($request->getRemoteAddress()),
             'method' => $request->getMethod(),
             'target' => $request->getTarget(),
             'protocol' => $request->getProtocolVersion(),

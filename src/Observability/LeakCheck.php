@@ -29,6 +29,8 @@ final class LeakCheck implements RequestHandler
 {
     /** @var array<string, true> sites reported */
     private array $reported = [];
+    /** @var array<string, true> sites whose measuring threw: skipped */
+    private array $unmeasurable = [];
     private int $running = 0;
     private int $started = 0;
     /** @var list<\ReflectionProperty> static properties of the APP's classes */
@@ -44,14 +46,17 @@ final class LeakCheck implements RequestHandler
 
     public function handle(Request $request): Response
     {
-        $alone = $this->running++ === 0;
         $generation = ++$this->started;
-        $before = $alone ? $this->measure() : [];
+        $before = null;
         try {
+            if ($this->running++ === 0) {
+                $before = $this->measure();
+            }
+
             return $this->inner->handle($request);
         } finally {
             --$this->running;
-            if ($alone && $generation === $this->started) {
+            if ($before !== null && $generation === $this->started) {
                 $this->compare($before, $this->measure(), "{$request->getMethod()} {$request->getTarget()}");
             }
         }
@@ -75,9 +80,13 @@ final class LeakCheck implements RequestHandler
             $message = $was === null
                 ? "{$request} created {$site}: it stays in the worker for every later request"
                 : "{$request} grew {$site} from {$was} to {$size} " . ($size === 1 ? 'entry' : 'entries');
-            $message .= ' (--leak-check: state kept across requests in a resident worker; reported once per site)';
-            $this->report !== null ? ($this->report)($message) : Log::warning($message);
+            $this->say($message . ' (--leak-check: state kept across requests in a resident worker; reported once per site)');
         }
+    }
+
+    private function say(string $message): void
+    {
+        $this->report !== null ? ($this->report)($message) : Log::warning($message);
     }
 
     /** @return array<string, int> site => size */
@@ -86,15 +95,12 @@ final class LeakCheck implements RequestHandler
         $sizes = [];
         foreach ($this->staticProperties() as $property) {
             if ($property->isInitialized()) {
-                $size = self::size($property->getValue());
-                if ($size !== null) {
-                    $sizes["{$property->class}::\${$property->name} (static)"] = $size;
-                }
+                $this->measureSite($sizes, "{$property->class}::\${$property->name} (static)", $property->getValue());
             }
         }
         foreach ($GLOBALS as $name => $value) {
             if (!\in_array($name, ['GLOBALS', '_GET', '_POST', '_COOKIE', '_FILES', '_SERVER', '_ENV', '_REQUEST', '_SESSION', 'argv', 'argc'], true)) {
-                $sizes["\${$name} (global)"] = self::size($value) ?? 1;
+                $this->measureSite($sizes, "\${$name} (global)", $value, 1);
             }
         }
         if ($this->inner instanceof App && ($container = $this->inner->container()) instanceof Container) {
@@ -103,10 +109,7 @@ final class LeakCheck implements RequestHandler
             foreach ($instances as $id => $instance) {
                 if (\is_object($instance) && !$instance instanceof Closure && $this->isUserCode((string) (new \ReflectionClass($instance))->getFileName())) {
                     foreach ((array) $instance as $key => $value) {
-                        $size = self::size($value);
-                        if ($size !== null) {
-                            $sizes[$id . '->$' . \substr((string) $key, (int) \strrpos("\0" . $key, "\0")) . ' (singleton in the container)'] = $size;
-                        }
+                        $this->measureSite($sizes, $id . '->$' . \substr((string) $key, (int) \strrpos("\0" . $key, "\0")) . ' (singleton in the container)', $value);
                     }
                 }
             }
@@ -143,6 +146,32 @@ final class LeakCheck implements RequestHandler
     private function isUserCode(string $file): bool
     {
         return $file !== '' && !\str_starts_with($file, $this->petrelSource) && !\str_contains($file, \DIRECTORY_SEPARATOR . 'vendor' . \DIRECTORY_SEPARATOR);
+    }
+
+    /**
+     * Adds $site's size to $sizes ($unsized for a value with no size; left out when null).
+     * Measuring runs the APP's code (Countable::count(), an error handler for count()'s
+     * recursion warning): if it throws, the site is noted once and skipped from then on,
+     * so neither the request nor later checks fail.
+     *
+     * @param array<string, int> $sizes
+     */
+    private function measureSite(array &$sizes, string $site, mixed $value, ?int $unsized = null): void
+    {
+        if (isset($this->unmeasurable[$site])) {
+            return;
+        }
+        try {
+            $size = self::size($value) ?? $unsized;
+        } catch (\Throwable $e) {
+            $this->unmeasurable[$site] = true;
+            $this->say("cannot measure {$site}: " . $e::class . ": {$e->getMessage()} (--leak-check skips it from now on)");
+
+            return;
+        }
+        if ($size !== null) {
+            $sizes[$site] = $size;
+        }
     }
 
     /** Entries of an array (recursively, up to 100,000) or a Countable; null for anything else. */

@@ -92,6 +92,6 @@ final class WorkerContext
     /** @param array<string, mixed> $message */
     private function send(array $message): void
     {
-        @\fwrite($this->pipe, \json_encode($message, \JSON_THROW_ON_ERROR) . "\n");
+        @\fwrite($this->pipe, \json_encode($message, \JSON_INVALID_UTF8_SUBSTITUTE | \JSON_THROW_ON_ERROR) . "\n");
     }
 }

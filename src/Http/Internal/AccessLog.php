@@ -7,10 +7,12 @@ namespace Petrel\Http\Internal;
 use Petrel\Http\FileBody;
 use Petrel\Http\Request;
 use Petrel\Http\Response;
+use Petrel\Observability\Internal\RemoteAddr;
 
 /**
  * One line per request in the combined log format nginx and Apache use, appended to a
- * file or stream. Writes are small appends to a local file (not worth a coroutine switch).
+ * file or stream; the host field is the client's address without its port ("-" when
+ * unknown). Writes are small appends to a local file (not worth a coroutine switch).
  *
  * @internal
  */
@@ -46,7 +48,7 @@ final class AccessLog
         $bytes = \is_string($body) ? \strlen($body) : ($body instanceof FileBody ? $body->getLength() : '-');
         \fwrite($this->stream, \sprintf(
             "%s - - [%s] \"%s %s HTTP/%s\" %d %s \"%s\" \"%s\"\n",
-            $request->getRemoteAddress() ?? '-',
+            RemoteAddr::of($request->getRemoteAddress()) ?? '-', // the address without the port, as nginx's $remote_addr
             \date('d/M/Y:H:i:s O'),
             $request->getMethod(),
             \addcslashes($request->getTarget(), "\"\\\x00..\x1f\x7f"),

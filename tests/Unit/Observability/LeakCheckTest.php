@@ -58,6 +58,39 @@ final class LeakCheckTest extends TestCase
         self::assertStringStartsWith('GET /remember grew ' . LeakCheckService::class . '->$seen (singleton in the container) from 1 to 2 entries', $this->said[1] ?? '');
     }
 
+    public function testAThrowingCountableIsSkippedWithoutFailingTheRequestOrTheCheck(): void
+    {
+        $check = new LeakCheck(new class () implements RequestHandler {
+            public function handle(Request $request): Response
+            {
+                if ($request->getPath() === '/grow') {
+                    LeakCheckFixture::$cache[] = 'user';
+                }
+
+                return Response::text('ok');
+            }
+        }, $this->report(...));
+        LeakCheckFixture::$cache = [];
+        $GLOBALS['petrelLeakCheckThrows'] = new class () implements \Countable {
+            public function count(): int
+            {
+                throw new \RuntimeException('count() not allowed here');
+            }
+        };
+        try {
+            $first = $check->handle(new Request('GET', '/'));
+            $second = $check->handle(new Request('GET', '/grow'));
+            $third = $check->handle(new Request('GET', '/grow'));
+        } finally {
+            unset($GLOBALS['petrelLeakCheckThrows']);
+        }
+
+        self::assertSame([200, 200, 200], [$first->getStatus(), $second->getStatus(), $third->getStatus()]);
+        self::assertSame('cannot measure $petrelLeakCheckThrows (global): RuntimeException: count() not allowed here (--leak-check skips it from now on)', $this->said[0] ?? '');
+        self::assertStringStartsWith('GET /grow grew ' . LeakCheckFixture::class . '::$cache (static) from 0 to 1 entry', $this->said[1] ?? '', 'the check goes on after a value that cannot be measured');
+        self::assertCount(2, $this->said, 'the unmeasurable value is noted once');
+    }
+
     private function report(string $message): void
     {
         $this->said[] = $message;
