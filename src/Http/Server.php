@@ -277,6 +277,13 @@ final class Server implements ConnectionHost
         }
     }
 
+    public function refused(int $status, ?string $remote, int $bytes): void
+    {
+        $this->metrics?->refused($status);
+        $this->accessLog?->refused($remote, $status, $bytes);
+        $this->jsonAccessLog?->refused($remote, $status, $bytes);
+    }
+
     private function respond(Request $request): Response
     {
         // Counting and timing cost two hrtime() calls and a few array increments (measured

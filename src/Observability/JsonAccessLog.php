@@ -33,6 +33,25 @@ final class JsonAccessLog
         $this->stream = AccessLog::open($target);
     }
 
+    /** A request refused before any handler saw it: method, target and protocol null. */
+    public function refused(?string $remote, int $status, int $bytes): void
+    {
+        \fwrite($this->stream, \json_encode([
+            'time' => \date('c'),
+            'pid' => \getmypid(),
+            'request_id' => null,
+            'remote' => RemoteAddr::of($remote),
+            'method' => null,
+            'target' => null,
+            'protocol' => null,
+            'status' => $status,
+            'bytes' => $bytes,
+            'duration_ms' => null,
+            'referer' => null,
+            'user_agent' => null,
+        ], \JSON_UNESCAPED_SLASHES | \JSON_INVALID_UTF8_SUBSTITUTE) . "\n");
+    }
+
     public function log(Request $request, ?Response $response, int $nanoseconds): void
     {
         $body = $response?->getBody();

@@ -81,7 +81,7 @@ final class PrometheusText
             }
         }
         $out = [];
-        $out[] = "# HELP petrel_http_requests_total HTTP requests answered, by method and status class.\n# TYPE petrel_http_requests_total counter";
+        $out[] = "# HELP petrel_http_requests_total HTTP requests answered, by method and status class (OTHER: another method, or a request refused before a handler saw it).\n# TYPE petrel_http_requests_total counter";
         foreach ($total['requests'] as $method => $classes) {
             foreach (\array_filter($classes) as $class => $count) {
                 $out[] = \sprintf('petrel_http_requests_total{method="%s",status="%dxx"} %d', self::label($method), $class, $count);

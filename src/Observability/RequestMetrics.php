@@ -38,6 +38,15 @@ final class RequestMetrics
     }
 
     /**
+     * A request refused before any handler saw it (a bad head, the connection cap): counted
+     * by status class under OTHER — its method unknown or not to be trusted — and not timed.
+     */
+    public function refused(int $status): void
+    {
+        ++$this->requests['OTHER'][$status >= 500 ? 5 : 4];
+    }
+
+    /**
      * Counts a request that took $nanoseconds (hrtime) and was answered $status, and one
      * request less in flight. Hot path: comparisons and array increments, most requests
      * leaving at the first bucket.

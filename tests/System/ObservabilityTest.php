@@ -69,6 +69,45 @@ final class ObservabilityTest extends TestCase
         $server->stop();
     }
 
+    /**
+     * Requests refused before any handler saw them (a malformed head, an unknown version)
+     * were in neither /metrics nor the access log: a flood of 400s left no trace.
+     */
+    public function testRefusedRequestsAreCountedAndLogged(): void
+    {
+        $metrics = '127.0.0.1:' . PetrelProcess::freePort();
+        $accessLog = \sys_get_temp_dir() . '/petrel-refused-' . \getmypid() . '.log';
+        @\unlink($accessLog);
+        $server = (new PetrelProcess(self::APP, ['--workers=1', "--metrics={$metrics}", "--access-log={$accessLog}"]))->start();
+        try {
+            self::assertSame("ok\n", self::get("http://{$server->address}/"));
+            foreach (["GET / HTTP/1.1\r\nHost x\r\n\r\n" => '400', "GET / HTTP/3.0\r\nHost: x\r\n\r\n" => '505'] as $bad => $status) {
+                $client = \stream_socket_client("tcp://{$server->address}", $errno, $error, 5);
+                self::assertIsResource($client, $error);
+                \fwrite($client, $bad);
+                \stream_set_timeout($client, 5);
+                self::assertStringStartsWith("HTTP/1.1 {$status} ", (string) \fgets($client));
+                \fclose($client);
+            }
+            $parsed = null;
+            PetrelProcess::waitFor(static function () use ($metrics, &$parsed): bool {
+                $parsed = PrometheusParser::parse(self::get("http://{$metrics}/metrics"));
+
+                return self::sample($parsed, 'petrel_http_requests_total', ['method' => 'OTHER', 'status' => '5xx']) === 1.0;
+            }, 10, 'the refused requests in /metrics');
+            \assert(\is_array($parsed));
+            self::assertSame(1.0, self::sample($parsed, 'petrel_http_requests_total', ['method' => 'OTHER', 'status' => '4xx']));
+            self::assertSame(1.0, self::sample($parsed, 'petrel_http_requests_total', ['method' => 'GET', 'status' => '2xx']));
+            $lines = \file($accessLog, \FILE_IGNORE_NEW_LINES) ?: [];
+            self::assertCount(3, $lines, \implode("\n", $lines));
+            self::assertMatchesRegularExpression('/^127\.0\.0\.1 - - \[[^]]+\] "-" 400 \d+ "-" "-"$/', $lines[1]);
+            self::assertMatchesRegularExpression('/"-" 505 \d+ "-" "-"$/', $lines[2]);
+        } finally {
+            $server->stop();
+            @\unlink($accessLog);
+        }
+    }
+
     public function testABlockingHandlerIsReportedOnceWithItsFileAndLine(): void
     {
         $server = (new PetrelProcess(self::APP, ['--workers=1', '--block-threshold=100']))->start();

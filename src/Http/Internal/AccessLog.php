@@ -42,6 +42,12 @@ final class AccessLog
         return $stream;
     }
 
+    /** A request refused before any handler saw it: no request line ("-"), as nginx logs a bad one. */
+    public function refused(?string $remote, int $status, int $bytes): void
+    {
+        \fwrite($this->stream, \sprintf("%s - - [%s] \"-\" %d %d \"-\" \"-\"\n", RemoteAddr::of($remote) ?? '-', \date('d/M/Y:H:i:s O'), $status, $bytes));
+    }
+
     public function log(Request $request, Response $response): void
     {
         $body = $response->getBody();

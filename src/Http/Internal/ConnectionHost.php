@@ -38,6 +38,13 @@ interface ConnectionHost
      */
     public function dispatch(Request $request, ConnectionSocket $client): Response;
 
+    /**
+     * A request refused before any handler saw it — a malformed or oversized head (400,
+     * 413, 414, 431, 501, 505) or a connection over the cap (503) — after its answer of
+     * $bytes was written: counted and logged as the answered ones are, without a request.
+     */
+    public function refused(int $status, ?string $remote, int $bytes): void;
+
     /** Logs a failure tied to $request, as handler exceptions are logged. */
     public function logError(Throwable $error, Request $request): void;
 

@@ -189,7 +189,9 @@ final class Http1Connection
             ->withHeader('Retry-After', (string) self::RETRY_AFTER);
         try {
             $this->deadline = \hrtime(true) * 1e-9 + $this->writeTimeout;
-            $this->socket->write($this->encoder->encode($response, '1.1', false, false, DateCache::get()));
+            $bytes = $this->encoder->encode($response, '1.1', false, false, DateCache::get());
+            $this->socket->write($bytes);
+            $this->host->refused(503, $this->socket->getRemoteAddress(), \strlen($bytes));
             $this->lingerBeforeClose();
         } catch (SocketException | CancelledException) {
             // Gone already.
@@ -458,7 +460,9 @@ final class Http1Connection
         $detail = $error->getReason() !== $text ? ": {$error->getReason()}" : '';
         $response = Response::text("{$status} {$text}{$detail}\n", $status)->withHeader('Connection', 'close');
         $this->deadline = \hrtime(true) * 1e-9 + $this->writeTimeout;
-        $this->socket->write($this->encoder->encode($response, '1.1', false, false, DateCache::get()));
+        $bytes = $this->encoder->encode($response, '1.1', false, false, DateCache::get());
+        $this->socket->write($bytes);
         $this->linger = true;
+        $this->host->refused($status, $this->socket->getRemoteAddress(), \strlen($bytes));
     }
 }

@@ -37,4 +37,11 @@ final class AccessLogTest extends TestCase
         self::assertSame(['127.0.0.1', '::1', '-'], $hosts);
         self::assertMatchesRegularExpression('~^127\.0\.0\.1 - - \[\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}\] "GET /q1 HTTP/1\.1" 200 2 "-" "-"\n~', (string) \file_get_contents($this->file));
     }
+
+    /** A request refused before any handler (a bad head): logged without a request line, as nginx does. */
+    public function testARefusedRequestIsLoggedWithoutARequestLine(): void
+    {
+        (new AccessLog($this->file))->refused('[::1]:40000', 431, 97);
+        self::assertMatchesRegularExpression('~^::1 - - \[\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}\] "-" 431 97 "-" "-"\n$~', (string) \file_get_contents($this->file));
+    }
 }

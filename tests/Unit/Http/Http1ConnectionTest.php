@@ -256,6 +256,9 @@ final class Http1ConnectionTest extends AsyncTestCase
             [$socket] = $this->serve([$big, ...\str_split(\str_repeat('x', 100000), 8192)], self::echoPath(...), $config);
             self::assertSame(413, self::parse($socket->written())[0]['status']);
             self::assertSame(\strlen($big) + 100000, $socket->bytesRead(), 'the whole upload read and dropped');
+            // Counted and logged by the host, as answered requests are (they were not).
+            self::assertMatchesRegularExpression('/^refused 400, \d+ bytes$/', $this->logged[0] ?? '');
+            self::assertSame('refused 413, ' . \strlen($socket->written()) . ' bytes', $this->logged[1] ?? '');
         });
     }
 
@@ -325,6 +328,7 @@ final class Http1ConnectionTest extends AsyncTestCase
             self::assertSame('close', $response['connection']);
             self::assertStringContainsString('Retry-After: ' . Http1Connection::RETRY_AFTER . "\r\n", $socket->written());
             self::assertTrue($socket->isEnded() && $socket->isClosed(), 'a lingering close');
+            self::assertSame(['refused 503, ' . \strlen($socket->written()) . ' bytes'], $this->logged);
         });
     }
 
@@ -388,6 +392,11 @@ final class Http1ConnectionTest extends AsyncTestCase
             public function logError(\Throwable $error, Request $request): void
             {
                 $this->test->log($error->getMessage());
+            }
+
+            public function refused(int $status, ?string $remote, int $bytes): void
+            {
+                $this->test->log("refused {$status}, {$bytes} bytes");
             }
 
             public function connectionClosed(Http1Connection $connection): void

@@ -36,4 +36,11 @@ final class JsonAccessLogTest extends TestCase
         );
         self::assertSame(['127.0.0.1', '::1', null], \array_column($remotes, 'remote'));
     }
+
+    public function testARefusedRequestHasItsStatusAndBytesAndNoRequest(): void
+    {
+        (new JsonAccessLog($this->file))->refused('127.0.0.1:5000', 400, 80);
+        $line = (array) \json_decode((string) \file_get_contents($this->file), true, 512, \JSON_THROW_ON_ERROR);
+        self::assertSame(['remote' => '127.0.0.1', 'method' => null, 'target' => null, 'status' => 400, 'bytes' => 80], \array_intersect_key($line, ['remote' => 1, 'method' => 1, 'target' => 1, 'status' => 1, 'bytes' => 1]));
+    }
 }
