@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Petrel\Console;
 
+use Petrel\Console\Internal\CommandLine;
 use Petrel\Console\Internal\ConnectionLimit;
 use Petrel\Console\Internal\Daemon;
 use Petrel\Console\Internal\HttpWorker;
@@ -18,6 +19,7 @@ use Petrel\Process\MasterConfig;
 use Petrel\Process\PidFile;
 use Petrel\Process\ProcessException;
 use Petrel\Socket\ServerOptions;
+use Petrel\Socket\SocketError;
 use Petrel\Socket\SocketException;
 use Petrel\Socket\SocketServer;
 
@@ -78,14 +80,15 @@ final class Application
     /** @param list<string> $argv */
     public function run(array $argv): int
     {
-        [$command, $arguments, $flags] = self::parseArgv($argv);
         try {
+            [$command, $arguments, $flags] = CommandLine::parse($argv);
+
             return match ($command) {
                 null, 'help', '--help', '-h' => $this->help(),
                 'start' => $this->start(StartOptions::parse($arguments, $flags, $this->env)),
-                'stop' => $this->stop($this->pidFile($flags)),
-                'reload' => $this->reload($this->pidFile($flags)),
-                'status' => (new StatusCommand())->run($this->pidFile($flags)),
+                'stop' => $this->stop(CommandLine::pidFile($command, $arguments, $flags, $this->env)),
+                'reload' => $this->reload(CommandLine::pidFile($command, $arguments, $flags, $this->env)),
+                'status' => (new StatusCommand())->run(CommandLine::pidFile($command, $arguments, $flags, $this->env)),
                 'bench' => isset($flags['help']) ? $this->benchHelp() : (new BenchCommand(\dirname(__DIR__, 2), $this->env))->run($arguments, $flags, self::commandLine($argv)),
                 default => throw new ConsoleException("Unknown command \"{$command}\" (see bin/petrel --help)"),
             };
@@ -126,6 +129,9 @@ final class Application
         if (!\is_file($options->app)) {
             throw new ConsoleException("APP file not found: {$options->app}");
         }
+        if ($options->accessLog !== null) {
+            self::checkAccessLog($options->accessLog);
+        }
         $pidFile = new PidFile($options->pidFile);
         if (($running = $pidFile->read()) !== null) {
             throw new ConsoleException("Petrel is already running with pid {$running} (pid file {$pidFile->path})");
@@ -138,23 +144,27 @@ final class Application
         $options = $options->withMaxConnections(ConnectionLimit::resolve($options->maxConnections, $driver, ConnectionLimit::descriptorLimit()));
         try {
             $listener = SocketServer::listen($options->listen, new ServerOptions(backlog: 1024, reusePort: $options->reusePort));
-        } catch (SocketException $error) {
+        } catch (SocketException | SocketError $error) { // SocketError: an address StartOptions let through
             throw new ConsoleException("cannot listen on {$options->listen}: " . \preg_replace('/^Could not listen on [^:]+:\d+: /', '', $error->getMessage()));
         }
         $resource = $listener->getResource();
+        if (\preg_match('/:0$/', $options->listen) && \preg_match('/:(\d+)$/', $listener->getAddress(), $port)) {
+            // Port 0: the kernel picked one; say which, and let --reuse-port workers bind it too.
+            $options = $options->withListen(\substr($options->listen, 0, -1) . $port[1]);
+        }
         if ($options->reusePort) {
             $listener->close(); // only a probe: each worker binds its own socket
             $resource = null;
         }
         $banner = \sprintf(
             'Petrel listening on http://%s — %d worker(s)%s, %%s, %s, %s, %d connections per worker, pid %%d, pid file %s',
-            $options->listen,
+            \str_replace('%', '%%', $options->listen),
             $options->workers,
             $options->taskWorkers > 0 ? " + {$options->taskWorkers} task worker(s)" : '',
             ConnectionLimit::describe($driver),
             self::describeEngine(),
             $options->maxConnections,
-            $options->pidFile,
+            \str_replace('%', '%%', $options->pidFile), // $banner is a format again below
         );
         $sidecars = [];
         try {
@@ -246,6 +256,20 @@ final class Application
         return $server;
     }
 
+    /**
+     * Refuses an access log the workers could not open, before any is forked: each would
+     * fail its boot with a stack trace. Opening creates the file, as a worker would.
+     */
+    private static function checkAccessLog(string $path): void
+    {
+        $stream = @\fopen($path, 'ab');
+        if ($stream === false) {
+            $reason = \error_get_last()['message'] ?? '';
+            throw new ConsoleException("cannot open the access log {$path}" . ($reason !== '' ? ': ' . \preg_replace('/^fopen\(.*?\): (Failed to open stream: )?/i', '', $reason) : ''));
+        }
+        \fclose($stream);
+    }
+
     private function stop(PidFile $pidFile): int
     {
         $pid = $pidFile->read() ?? throw new ConsoleException("no Petrel server is running (no live pid in {$pidFile->path})");
@@ -270,44 +294,5 @@ final class Application
         \fwrite(\STDERR, "Reload requested (master pid {$pid}): new workers start, old ones finish their requests.\n");
 
         return 0;
-    }
-
-    /** @param array<string, string|true> $flags */
-    private function pidFile(array $flags): PidFile
-    {
-        $path = $flags['pid-file'] ?? null;
-        if (\is_string($path) && $path !== '') {
-            return new PidFile($path);
-        }
-        $listen = $flags['listen'] ?? ($this->env['PETREL_LISTEN'] ?? '127.0.0.1:8080');
-
-        return PidFile::forAddress(\is_string($listen) ? $listen : '127.0.0.1:8080');
-    }
-
-    /**
-     * @param list<string> $argv
-     * @return array{?string, list<string>, array<string, string|true>}
-     */
-    private static function parseArgv(array $argv): array
-    {
-        $command = null;
-        $arguments = [];
-        $flags = [];
-        foreach (\array_slice($argv, 1) as $arg) {
-            if (\preg_match('/^--([a-z][a-z0-9-]*)(?:=(.*))?$/s', $arg, $m)) {
-                $flags[$m[1]] = \array_key_exists(2, $m) ? $m[2] : true;
-            } elseif ($arg === '-d') {
-                $flags['daemon'] = true;
-            } elseif ($command === null) {
-                $command = $arg;
-            } else {
-                $arguments[] = $arg;
-            }
-        }
-        if (isset($flags['help']) && $command !== 'bench') {
-            $command = 'help';
-        }
-
-        return [$command, $arguments, $flags];
     }
 }

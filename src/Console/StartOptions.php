@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Petrel\Console;
 
+use Petrel\Console\Internal\OptionValue;
 use Petrel\Http\ServerConfig;
 use Petrel\Process\PidFile;
 
@@ -12,6 +13,21 @@ final class StartOptions
 {
     /** --memory-limit's floor when not given: the larger of this and twice --max-memory. */
     public const DEFAULT_MEMORY_LIMIT = 512 * 1024 * 1024;
+
+    /**
+     * --memory-limit's minimum. PHP takes memory in 2 MiB chunks and refuses a limit below
+     * what is in use: a worker holds 4 MiB before the APP loads (memory_get_usage(true)), and
+     * 16M leaves a small APP three times that.
+     */
+    public const MIN_MEMORY_LIMIT = 16 * 1024 * 1024;
+
+    /** Flags without a value: --debug=false is refused, not taken as --debug. */
+    private const BOOLEAN_FLAGS = ['daemon', 'reuse-port', 'debug', 'gzip', 'leak-check'];
+
+    /** Flags that need a non-empty value, or (OPTIONAL_VALUE_FLAGS) may stand alone. */
+    private const VALUE_FLAGS = ['listen', 'workers', 'mode', 'max-requests', 'pid-file', 'access-log', 'log-file', 'max-body', 'graceful-timeout', 'header-timeout', 'idle-timeout', 'static', 'max-memory', 'memory-limit', 'max-connections', 'task-workers', 'task-queue', 'task-timeout', 'metrics', 'block-threshold', 'watch', 'access-log-format'];
+
+    private const OPTIONAL_VALUE_FLAGS = ['access-log', 'watch'];
 
     public function __construct(
         public readonly string $app,
@@ -74,6 +90,12 @@ final class StartOptions
         return new self(...['maxConnections' => $maxConnections] + \get_object_vars($this));
     }
 
+    /** A copy listening on $listen (the port the probe bound for --listen=…:0 --reuse-port). */
+    public function withListen(string $listen): self
+    {
+        return new self(...['listen' => $listen] + \get_object_vars($this));
+    }
+
     /**
      * @param list<string> $arguments positional arguments after the command name
      * @param array<string, string|true> $flags
@@ -81,31 +103,26 @@ final class StartOptions
      */
     public static function parse(array $arguments, array $flags, array $env): self
     {
-        $known = ['listen', 'workers', 'mode', 'max-requests', 'pid-file', 'daemon', 'reuse-port', 'debug', 'gzip', 'access-log', 'log-file', 'max-body', 'graceful-timeout', 'header-timeout', 'idle-timeout', 'static', 'max-memory', 'memory-limit', 'max-connections', 'task-workers', 'task-queue', 'task-timeout', 'metrics', 'block-threshold', 'watch', 'leak-check', 'access-log-format'];
-        foreach (\array_keys($flags) as $flag) {
-            if (!\in_array($flag, $known, true)) {
-                throw new ConsoleException("Unknown option --{$flag} for start (see bin/petrel --help)");
-            }
+        foreach ($flags as $flag => $given) {
+            self::checkFlag($flag, $given);
         }
         if (\count($arguments) !== 1) {
             throw new ConsoleException('Usage: bin/petrel start APP [--listen=127.0.0.1:8080] [--workers=N] [--mode=coroutine|sync] [--max-requests=N] [--pid-file=PATH] [--daemon]');
         }
+        // A flag always has a value here (checkFlag()); an empty environment variable is unset.
         $value = static function (string $flag, ?string $envName, string $default) use ($flags, $env): string {
-            $given = $flags[$flag] ?? ($envName !== null ? ($env[$envName] ?? null) : null);
-            if ($given === true) {
-                throw new ConsoleException("Option --{$flag} needs a value (--{$flag}=...)");
-            }
+            $given = $flags[$flag] ?? ($envName !== null ? ($env[$envName] ?? '') : '');
 
-            return $given === null || $given === '' ? $default : $given;
+            return $given === '' || $given === true ? $default : $given;
         };
         $app = $arguments[0];
-        $maxMemory = self::bytes('max-memory', $value('max-memory', null, '0'));
-        $memoryLimit = $value('memory-limit', null, '') === '-1' ? -1 : self::bytes('memory-limit', $value('memory-limit', null, (string) \max(self::DEFAULT_MEMORY_LIMIT, 2 * $maxMemory)));
+        $maxMemory = OptionValue::bytes('max-memory', $value('max-memory', null, '0'));
+        $memoryLimit = isset($flags['memory-limit']) ? self::memoryLimit($value('memory-limit', null, '')) : \max(self::DEFAULT_MEMORY_LIMIT, 2 * $maxMemory);
         if ($maxMemory > 0 && $memoryLimit !== -1 && $memoryLimit <= $maxMemory) {
             throw new ConsoleException("--memory-limit must be above --max-memory (a worker is replaced at --max-memory; memory_limit kills the request that passes it)");
         }
-        $listen = $value('listen', 'PETREL_LISTEN', '127.0.0.1:8080');
-        $workers = self::positiveInt('workers', $value('workers', 'PETREL_WORKERS', (string) self::cpuCount()));
+        $listen = OptionValue::address('listen', $value('listen', 'PETREL_LISTEN', '127.0.0.1:8080'), unix: true);
+        $workers = OptionValue::count('workers', $value('workers', 'PETREL_WORKERS', (string) self::cpuCount()));
         $mode = $value('mode', 'PETREL_MODE', ServerConfig::MODE_COROUTINE);
         if ($mode !== ServerConfig::MODE_COROUTINE && $mode !== ServerConfig::MODE_SYNC) {
             throw new ConsoleException("Unknown mode \"{$mode}\": use --mode=coroutine or --mode=sync");
@@ -116,7 +133,7 @@ final class StartOptions
             listen: $listen,
             workers: $workers,
             mode: $mode,
-            maxRequests: self::positiveInt('max-requests', $value('max-requests', null, '0'), allowZero: true),
+            maxRequests: OptionValue::count('max-requests', $value('max-requests', null, '0'), allowZero: true),
             pidFile: $value('pid-file', null, PidFile::forAddress($listen)->path),
             daemon: isset($flags['daemon']),
             reusePort: isset($flags['reuse-port']),
@@ -124,45 +141,58 @@ final class StartOptions
             gzip: isset($flags['gzip']),
             accessLog: isset($flags['access-log']) ? $value('access-log', null, 'php://stderr') : null,
             logFile: isset($flags['log-file']) ? $value('log-file', null, '') : null,
-            maxBodyBytes: self::bytes('max-body', $value('max-body', null, '32M')),
-            gracefulTimeout: self::seconds('graceful-timeout', $value('graceful-timeout', null, '30')),
-            headerTimeout: self::seconds('header-timeout', $value('header-timeout', null, '60')),
-            idleTimeout: self::seconds('idle-timeout', $value('idle-timeout', null, '75')),
-            staticDir: isset($flags['static']) ? self::directory('static', $value('static', null, '')) : null,
+            maxBodyBytes: OptionValue::bytes('max-body', $value('max-body', null, '32M')),
+            gracefulTimeout: OptionValue::seconds('graceful-timeout', $value('graceful-timeout', null, '30')),
+            headerTimeout: OptionValue::seconds('header-timeout', $value('header-timeout', null, '60')),
+            idleTimeout: OptionValue::seconds('idle-timeout', $value('idle-timeout', null, '75')),
+            staticDir: isset($flags['static']) ? OptionValue::directory('static', $value('static', null, '')) : null,
             maxMemory: $maxMemory,
             memoryLimit: $memoryLimit,
-            maxConnections: isset($flags['max-connections']) ? self::positiveInt('max-connections', $value('max-connections', null, '')) : null,
-            taskWorkers: self::positiveInt('task-workers', $value('task-workers', null, '0'), allowZero: true),
-            taskQueue: self::positiveInt('task-queue', $value('task-queue', null, '64')),
-            taskTimeout: self::seconds('task-timeout', $value('task-timeout', null, '60')),
+            maxConnections: isset($flags['max-connections']) ? OptionValue::count('max-connections', $value('max-connections', null, '')) : null,
+            taskWorkers: OptionValue::count('task-workers', $value('task-workers', null, '0'), allowZero: true),
+            taskQueue: OptionValue::count('task-queue', $value('task-queue', null, '64')),
+            taskTimeout: OptionValue::seconds('task-timeout', $value('task-timeout', null, '60')),
             modeGiven: isset($flags['mode']) || ($env['PETREL_MODE'] ?? '') !== '',
-            metrics: isset($flags['metrics']) ? self::address('metrics', $value('metrics', null, '')) : null,
-            blockThreshold: self::milliseconds('block-threshold', $value('block-threshold', null, '100')),
+            metrics: isset($flags['metrics']) ? OptionValue::address('metrics', $value('metrics', null, ''), barePort: true) : null,
+            blockThreshold: OptionValue::milliseconds('block-threshold', $value('block-threshold', null, '100')),
             watch: isset($flags['watch']) ? self::watchDirectories($flags['watch'], $app) : [],
             leakCheck: isset($flags['leak-check']),
             accessLogFormat: self::accessLogFormat($value('access-log-format', null, ServerConfig::ACCESS_LOG_COMBINED)),
         );
     }
 
-    private static function address(string $flag, string $value): string
+    /**
+     * Refuses an unknown flag, a value on a boolean flag (--debug=false would turn it on), and
+     * a flag given with nothing after "=" (it used to mean the default, silently).
+     */
+    private static function checkFlag(string $flag, string|true $given): void
     {
-        if (\preg_match('/^\d+$/', $value)) {
-            $value = "127.0.0.1:{$value}";
+        if (\in_array($flag, self::BOOLEAN_FLAGS, true)) {
+            if ($given !== true) {
+                throw new ConsoleException("Option --{$flag} takes no value, got \"--{$flag}={$given}\" (leave the option out to turn it off)");
+            }
+        } elseif (!\in_array($flag, self::VALUE_FLAGS, true)) {
+            throw new ConsoleException("Unknown option --{$flag} for start (see bin/petrel --help)");
+        } elseif ($given === '' || ($given === true && !\in_array($flag, self::OPTIONAL_VALUE_FLAGS, true))) {
+            throw new ConsoleException("Option --{$flag} needs a value (--{$flag}=...)");
         }
-        if (!\preg_match('/^(\[[0-9a-f:.]+\]|[\w.-]+):\d{1,5}$/i', $value)) {
-            throw new ConsoleException("--{$flag} must look like 127.0.0.1:9100 (or a port), got \"{$value}\"");
-        }
-
-        return $value;
     }
 
-    private static function milliseconds(string $flag, string $value): float
+    /**
+     * -1 (none) or a SIZE from MIN_MEMORY_LIMIT up: PHP refuses a memory_limit below what the
+     * worker already uses, and a worker holds 4 MiB before it loads the APP.
+     */
+    private static function memoryLimit(string $value): int
     {
-        if (!\is_numeric($value) || (float) $value < 0) {
-            throw new ConsoleException("--{$flag} must be a number of milliseconds (0: off), got \"{$value}\"");
+        if ($value === '-1') {
+            return -1;
+        }
+        $bytes = OptionValue::bytes('memory-limit', $value);
+        if ($bytes < self::MIN_MEMORY_LIMIT) {
+            throw new ConsoleException("--memory-limit must be at least 16M (or -1 for none), got \"{$value}\"");
         }
 
-        return (float) $value / 1000;
+        return $bytes;
     }
 
     /**
@@ -172,10 +202,10 @@ final class StartOptions
      */
     private static function watchDirectories(string|true $value, string $app): array
     {
-        $given = $value === true || $value === '' ? [\dirname($app)] : \explode(',', $value);
+        $given = $value === true ? [\dirname($app)] : \explode(',', $value);
         $directories = [];
         foreach ($given as $directory) {
-            $directories[] = self::directory('watch', \trim($directory));
+            $directories[] = OptionValue::directory('watch', \trim($directory));
         }
 
         return $directories;
@@ -199,43 +229,5 @@ final class StartOptions
         }
 
         return \max(1, (int) $count);
-    }
-
-    private static function positiveInt(string $flag, string $value, bool $allowZero = false): int
-    {
-        if (!\ctype_digit($value) || (!$allowZero && (int) $value === 0)) {
-            throw new ConsoleException("--{$flag} must be a " . ($allowZero ? 'whole number' : 'positive whole number') . ", got \"{$value}\"");
-        }
-
-        return (int) $value;
-    }
-
-    private static function seconds(string $flag, string $value): float
-    {
-        if (!\is_numeric($value) || (float) $value <= 0) {
-            throw new ConsoleException("--{$flag} must be a positive number of seconds, got \"{$value}\"");
-        }
-
-        return (float) $value;
-    }
-
-    /** The directory's absolute path, so it does not depend on the working directory. */
-    private static function directory(string $flag, string $value): string
-    {
-        $path = $value === '' ? false : \realpath($value);
-        if ($path === false || !\is_dir($path)) {
-            throw new ConsoleException("--{$flag} must be an existing directory, got \"{$value}\"");
-        }
-
-        return $path;
-    }
-
-    private static function bytes(string $flag, string $value): int
-    {
-        if (!\preg_match('/^(\d+)([KMG]?)$/i', $value, $m)) {
-            throw new ConsoleException("--{$flag} must look like 512K, 32M or 1G, got \"{$value}\"");
-        }
-
-        return (int) $m[1] * (1024 ** \stripos('_KMG', $m[2] === '' ? '_' : $m[2]));
     }
 }

@@ -121,6 +121,81 @@ final class CliTest extends TestCase
         }
     }
 
+    /**
+     * A typo, a stray argument or an empty --pid-file is refused: it used to fall back to the
+     * default pid file, and `stop --pidfile=X extra-arg` stopped the default server, exit 0.
+     */
+    public function testStopReloadStatusRefuseWhatTheyDoNotTake(): void
+    {
+        foreach ([
+            [['stop', '--pidfile=/tmp/petrel-nothing-here.pid'], 'Unknown option --pidfile for stop (see bin/petrel --help)'],
+            [['reload', '--pid-file=/tmp/petrel-nothing-here.pid', 'extra-arg'], 'reload takes no arguments, got "extra-arg" (see bin/petrel --help)'],
+            [['status', '--pid-file='], 'Option --pid-file needs a value (--pid-file=...)'],
+            [['stop', '--listen=bogus'], '--listen must look like 127.0.0.1:8080, [::1]:8080 or unix:///path, got "bogus"'],
+        ] as [$arguments, $message]) {
+            $output = PetrelProcess::runCli($arguments, $code);
+            self::assertSame(1, $code, $output);
+            self::assertSame("petrel: {$message}\n", $output);
+        }
+    }
+
+    /** The last one used to win, silently; an empty value meant the default. */
+    public function testAFlagGivenTwiceOrEmptyIsRefused(): void
+    {
+        foreach ([
+            // A missing APP: were the flags taken, start would fail on that (not serve on 8080).
+            [['start', '/nonexistent/app.php', '--workers=1', '--workers=2'], 'Option --workers is given twice'],
+            [['stop', '--pid-file=/tmp/petrel-nothing-here.pid', '--pid-file=/tmp/petrel-nothing-there.pid'], 'Option --pid-file is given twice'],
+            [['start', '/nonexistent/app.php', '--workers='], 'Option --workers needs a value (--workers=...)'],
+        ] as [$arguments, $message]) {
+            $output = PetrelProcess::runCli($arguments, $code);
+            self::assertSame(1, $code, $output);
+            self::assertSame("petrel: {$message}\n", $output);
+        }
+    }
+
+    /** Each of these was a PHP fatal error with a stack trace (exit 255), or a wrapped port. */
+    public function testAMalformedListenAddressIsOneLine(): void
+    {
+        foreach (['garbage', '127.0.0.1:84886'] as $listen) {
+            // A missing APP: were the address taken, start would fail on that (not serve on it).
+            $output = PetrelProcess::runCli(['start', '/nonexistent/app.php', "--listen={$listen}"], $code);
+            self::assertSame(1, $code, $output);
+            self::assertSame(1, \substr_count($output, "\n"), "one line only: {$output}");
+            self::assertStringStartsWith('petrel: --listen ', $output);
+        }
+    }
+
+    /** Each worker used to fail with a 12-line stack trace. */
+    public function testAnAccessLogThatCannotBeOpenedIsOneLine(): void
+    {
+        $output = PetrelProcess::runCli(['start', __DIR__ . '/fixtures/app.php', '--workers=2', '--access-log=/nonexistent-dir/access.log', '--listen=127.0.0.1:' . PetrelProcess::freePort(), '--pid-file=' . \sys_get_temp_dir() . '/petrel-cli-test.pid'], $code);
+        self::assertSame(1, $code, $output);
+        self::assertSame("petrel: cannot open the access log /nonexistent-dir/access.log: No such file or directory\n", $output);
+    }
+
+    /**
+     * --listen=…:0: the start line names the port the kernel picked (it said ":0"), and
+     * --reuse-port workers bind that port too (each bound a port of its own).
+     */
+    public function testPortZeroStartsOnThePortItBound(): void
+    {
+        $pidFile = \sys_get_temp_dir() . '/petrel-cli-port0-' . \getmypid() . '.pid';
+        $process = \proc_open([\PHP_BINARY, PetrelProcess::bin(), 'start', __DIR__ . '/fixtures/app.php', '--workers=2', '--reuse-port', "--pid-file={$pidFile}"], [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes, null, \getenv() + ['PETREL_LISTEN' => '127.0.0.1:0']);
+        self::assertIsResource($process);
+        try {
+            $line = (string) \fgets($pipes[2]);
+            self::assertMatchesRegularExpression('/^Petrel listening on http:\/\/127\.0\.0\.1:[1-9]\d* — 2 worker\(s\)/', $line);
+            \preg_match('/127\.0\.0\.1:\d+/', $line, $address);
+            for ($i = 0; $i < 6; $i++) {
+                self::assertSame('Hello, World!', @\file_get_contents("http://{$address[0]}/"));
+            }
+        } finally {
+            \proc_terminate($process, \SIGTERM);
+            self::assertSame(0, \proc_close($process));
+        }
+    }
+
     public function testDaemonModeDetachesAndStops(): void
     {
         $port = PetrelProcess::freePort();

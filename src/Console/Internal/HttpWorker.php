@@ -66,9 +66,9 @@ final class HttpWorker
             \fclose($this->taskListener);
         }
         Tasks::setRunner($options->taskWorkers > 0 ? new TaskClient($options->taskSocket(), $options->taskQueue, $options->taskTimeout) : null);
-        \ini_set('memory_limit', $options->memoryLimit === -1 ? '-1' : (string) $options->memoryLimit);
         $recycle = new RecycleTrigger($context, $options->maxRequests, $options->maxMemory);
         try {
+            RecycleTrigger::applyMemoryLimit($options->memoryLimit);
             // In a coroutine, so what the APP does at boot (connect, migrate, warm caches)
             // can use coroutine I/O, and connections it leases go back to their pools.
             $handler = run(fn () => AppLoader::load($this->options->app));

@@ -95,6 +95,19 @@ final class RecycleTrigger
         return $bytes < 1 << 20 ? \intdiv($bytes, 1024) . 'K' : \sprintf('%.1fM', $bytes / (1 << 20));
     }
 
+    /**
+     * Sets this worker's memory_limit (--memory-limit; -1: none).
+     *
+     * @throws ConsoleException if PHP refuses it (below what the worker already uses): the
+     *         worker would run on under php.ini's limit, the protection silently gone
+     */
+    public static function applyMemoryLimit(int $bytes): void
+    {
+        if (@\ini_set('memory_limit', $bytes === -1 ? '-1' : (string) $bytes) === false) {
+            throw new ConsoleException(\sprintf('cannot set memory_limit to %s (--memory-limit): the worker already uses %s', self::size($bytes), self::size(\memory_get_usage(true))));
+        }
+    }
+
     private function ask(string $reason): void
     {
         $this->asked = true;

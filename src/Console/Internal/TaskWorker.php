@@ -47,9 +47,9 @@ final class TaskWorker
         if (\is_resource($this->httpListener)) {
             \fclose($this->httpListener);
         }
-        \ini_set('memory_limit', $options->memoryLimit === -1 ? '-1' : (string) $options->memoryLimit);
         $recycle = new RecycleTrigger($context, $options->maxRequests, $options->maxMemory, 'tasks');
         try {
+            RecycleTrigger::applyMemoryLimit($options->memoryLimit);
             self::loadAutoloader($options->app);
             $recycle->check();
         } catch (ConsoleException $error) {
