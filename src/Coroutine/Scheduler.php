@@ -230,7 +230,8 @@ final class Scheduler
      */
     public static function checkedDelay(float $seconds, string $what): float
     {
-        return $seconds >= 0 ? $seconds : ($seconds < 0 ? 0.0 : throw new CoroutineError("{$what} must be a number of seconds, got NAN"));
+        // is_nan(), not a second comparison: opcache's optimizer may turn one into the other.
+        return $seconds >= 0 ? $seconds : (\is_nan($seconds) ? throw new CoroutineError("{$what} must be a number of seconds, got NAN") : 0.0);
     }
 
     /**

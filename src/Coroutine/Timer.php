@@ -112,7 +112,7 @@ final class Timer
      */
     public static function start(float $seconds, Closure $callback, bool $repeat, string $origin): self
     {
-        if ($repeat ? !($seconds > 0) : !($seconds >= 0)) {
+        if (\is_nan($seconds) || ($repeat ? $seconds <= 0 : $seconds < 0)) {
             throw new CoroutineError(\sprintf(
                 'A timer %s must be %s, got %s',
                 $repeat ? 'interval' : 'delay',

@@ -54,7 +54,7 @@ final class RedisConfig
             $unixSocket === '' => 'the Unix socket path is empty',
             $port < 1 || $port > 65535 => "the port must be between 1 and 65535, {$port} given",
             $database < 0 => "the database index must be >= 0, {$database} given",
-            !($connectTimeout > 0) => "the connect timeout must be > 0 seconds, {$connectTimeout} given",
+            $connectTimeout <= 0 || \is_nan($connectTimeout) => "the connect timeout must be > 0 seconds, {$connectTimeout} given", // not !(… > 0): opcache makes it <= 0, false for NaN
             $protocol !== 2 && $protocol !== 3 => "the protocol must be 2 or 3, {$protocol} given",
             $username !== null && $password === null => 'a username needs a password',
             default => null,

@@ -12,8 +12,9 @@ final class ConnectOptions
         public readonly ?TlsOptions $tls = null,
         public readonly bool $noDelay = true,
     ) {
-        // NaN too (it fails every comparison); INF is fine: no time limit.
-        if (!($connectTimeout >= 0)) {
+        // NaN too (is_nan(): opcache's optimizer makes !($t >= 0) into $t < 0, false for
+        // NaN); INF is fine: no time limit.
+        if ($connectTimeout < 0 || \is_nan($connectTimeout)) {
             throw new SocketError("Invalid connectTimeout: expected a number of seconds >= 0 (0: fail unless connected at once), got {$connectTimeout}");
         }
     }

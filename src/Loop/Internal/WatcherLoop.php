@@ -48,9 +48,10 @@ final class WatcherLoop
 
     public function delay(float $seconds, Closure $callback): int
     {
-        // Written so that NaN fails too: its due time would break the heap's order, and the
-        // loop would then spin and run no timer again. INF is fine: due at INF, never run.
-        if (!($seconds >= 0)) {
+        // NaN too: its due time would break the heap's order, and the loop would then spin
+        // and run no timer again. INF is fine: due at INF, never run. (is_nan(), not
+        // !($seconds >= 0): opcache's optimizer turns that into $seconds < 0, false for NaN.)
+        if ($seconds < 0 || \is_nan($seconds)) {
             throw new LoopError("Timer delay must be >= 0, got {$seconds}");
         }
 
@@ -59,7 +60,7 @@ final class WatcherLoop
 
     public function repeat(float $interval, Closure $callback): int
     {
-        if (!($interval > 0)) { // NaN too, see delay()
+        if ($interval <= 0 || \is_nan($interval)) { // NaN too, see delay()
             throw new LoopError("Timer interval must be > 0, got {$interval}");
         }
 

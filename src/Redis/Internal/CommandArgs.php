@@ -74,7 +74,7 @@ final class CommandArgs
     {
         $args = ['SET', $key, $value];
         if ($ttl !== null) {
-            if (!($ttl > 0)) {
+            if ($ttl <= 0 || \is_nan((float) $ttl)) { // not !($ttl > 0): opcache makes it <= 0, false for NaN
                 throw new \ValueError("SET: the ttl must be > 0 seconds, {$ttl} given");
             }
             if (\is_int($ttl)) {

@@ -24,7 +24,7 @@ final class CommandArgsTest extends TestCase
 
     public function testSetRefusesContradictions(): void
     {
-        foreach ([[0, false, false], [-1.5, false, false], [null, true, true]] as [$ttl, $nx, $xx]) {
+        foreach ([[0, false, false], [-1.5, false, false], [\NAN, false, false], [null, true, true]] as [$ttl, $nx, $xx]) {
             try {
                 CommandArgs::set('k', 'v', $ttl, $nx, $xx);
                 self::fail('should be refused');

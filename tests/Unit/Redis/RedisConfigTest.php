@@ -30,6 +30,19 @@ final class RedisConfigTest extends TestCase
         self::assertSame('tcp://127.0.0.1:6379', $config->socketAddress());
     }
 
+    /** NaN passed a !(t > 0) check once opcache optimized it (into t <= 0). */
+    public function testANonPositiveOrNanConnectTimeoutIsRefused(): void
+    {
+        foreach ([0.0, -1.0, \NAN] as $timeout) {
+            try {
+                new RedisConfig(connectTimeout: $timeout);
+                self::fail("connectTimeout {$timeout} was taken");
+            } catch (\InvalidArgumentException $e) {
+                self::assertStringContainsString('the connect timeout must be > 0 seconds', $e->getMessage());
+            }
+        }
+    }
+
     /** @return iterable<string, array{string, array<string, mixed>}> */
     public static function urls(): iterable
     {
