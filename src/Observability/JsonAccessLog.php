@@ -6,9 +6,9 @@ namespace Petrel\Observability;
 
 use Petrel\Http\FileBody;
 use Petrel\Http\Internal\AccessLog;
+use Petrel\Http\Internal\PeerAddress;
 use Petrel\Http\Request;
 use Petrel\Http\Response;
-use Petrel\Observability\Internal\RemoteAddr;
 
 /**
  * The access log as one JSON object per line, for log shippers:
@@ -40,7 +40,7 @@ final class JsonAccessLog
             'time' => \date('c'),
             'pid' => \getmypid(),
             'request_id' => null,
-            'remote' => RemoteAddr::of($remote),
+            'remote' => PeerAddress::forLog($remote),
             'method' => null,
             'target' => null,
             'protocol' => null,
@@ -59,7 +59,7 @@ final class JsonAccessLog
             'time' => \date('c'),
             'pid' => \getmypid(),
             'request_id' => Log::requestId(),
-            'remote' => RemoteAddr::of($request->getRemoteAddress()),
+            'remote' => PeerAddress::forLog($request->getRemoteAddress()),
             'method' => $request->getMethod(),
             'target' => $request->getTarget(),
             'protocol' => $request->getProtocolVersion(),

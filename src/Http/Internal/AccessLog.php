@@ -7,7 +7,6 @@ namespace Petrel\Http\Internal;
 use Petrel\Http\FileBody;
 use Petrel\Http\Request;
 use Petrel\Http\Response;
-use Petrel\Observability\Internal\RemoteAddr;
 
 /**
  * One line per request in the combined log format nginx and Apache use, appended to a
@@ -45,7 +44,7 @@ final class AccessLog
     /** A request refused before any handler saw it: no request line ("-"), as nginx logs a bad one. */
     public function refused(?string $remote, int $status, int $bytes): void
     {
-        \fwrite($this->stream, \sprintf("%s - - [%s] \"-\" %d %d \"-\" \"-\"\n", RemoteAddr::of($remote) ?? '-', \date('d/M/Y:H:i:s O'), $status, $bytes));
+        \fwrite($this->stream, \sprintf("%s - - [%s] \"-\" %d %d \"-\" \"-\"\n", PeerAddress::forLog($remote) ?? '-', \date('d/M/Y:H:i:s O'), $status, $bytes));
     }
 
     public function log(Request $request, Response $response): void
@@ -54,7 +53,7 @@ final class AccessLog
         $bytes = \is_string($body) ? \strlen($body) : ($body instanceof FileBody ? $body->getLength() : '-');
         \fwrite($this->stream, \sprintf(
             "%s - - [%s] \"%s %s HTTP/%s\" %d %s \"%s\" \"%s\"\n",
-            RemoteAddr::of($request->getRemoteAddress()) ?? '-', // the address without the port, as nginx's $remote_addr
+            PeerAddress::forLog($request->getRemoteAddress()) ?? '-', // the address without the port, as nginx's $remote_addr
             \date('d/M/Y:H:i:s O'),
             $request->getMethod(),
             \addcslashes($request->getTarget(), "\"\\\x00..\x1f\x7f"),
