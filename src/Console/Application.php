@@ -9,6 +9,7 @@ use Petrel\Console\Internal\ConnectionLimit;
 use Petrel\Console\Internal\Daemon;
 use Petrel\Console\Internal\HttpWorker;
 use Petrel\Console\Internal\TaskWorker;
+use Petrel\Http\Internal\AccessLog;
 use Petrel\Http\ServerConfig;
 use Petrel\Loop\DriverFactory;
 use Petrel\Observability\FileWatcher;
@@ -262,12 +263,11 @@ final class Application
      */
     private static function checkAccessLog(string $path): void
     {
-        $stream = @\fopen($path, 'ab');
-        if ($stream === false) {
-            $reason = \error_get_last()['message'] ?? '';
-            throw new ConsoleException("cannot open the access log {$path}" . ($reason !== '' ? ': ' . \preg_replace('/^fopen\(.*?\): (Failed to open stream: )?/i', '', $reason) : ''));
+        try {
+            \fclose(AccessLog::open($path));
+        } catch (\RuntimeException $error) {
+            throw new ConsoleException($error->getMessage(), 0, $error);
         }
-        \fclose($stream);
     }
 
     private function stop(PidFile $pidFile): int

@@ -35,7 +35,8 @@ final class AccessLog
     {
         $stream = @\fopen($target, 'ab');
         if ($stream === false) {
-            throw new \RuntimeException("Cannot open the access log \"{$target}\" for appending");
+            $reason = \preg_replace('/^fopen\(.*?\): (Failed to open stream: )?/i', '', \error_get_last()['message'] ?? '');
+            throw new \RuntimeException("cannot open the access log {$target}" . ($reason !== '' ? ": {$reason}" : ''));
         }
 
         return $stream;
