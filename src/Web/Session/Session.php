@@ -55,8 +55,8 @@ final class Session
     private array $flashIn = [];
     /** @var array<string, mixed> flashed by this request: for the next one */
     private array $flashOut = [];
-    /** @var array<string, mixed> flash values read at load and not yet removed from the store */
-    private array $flashConsumed = [];
+    /** Whether the store still holds $flashIn's values (read at load): the next save removes them. */
+    private bool $flashInStored = false;
     /** @var array<string, true> keys this request set or removed since the last load or save */
     private array $changed = [];
     /** Whether clear() ran since the last load or save: the stored values are all replaced. */
@@ -235,7 +235,7 @@ final class Session
         }
         $this->changed = [];
         $this->cleared = false;
-        $this->flashConsumed = [];
+        $this->flashInStored = false;
         $this->dirty = false;
         if ($empty) {
             if ($this->stored) {
@@ -269,7 +269,7 @@ final class Session
             }
         }
         $flash = $this->cleared ? [] : self::stringKeyed($current['flash'] ?? null);
-        foreach ($this->flashConsumed as $key => $value) {
+        foreach ($this->flashInStored ? $this->flashIn : [] as $key => $value) {
             if (\array_key_exists($key, $flash) && $flash[$key] === $value) {
                 unset($flash[$key]); // read by this request; one flashed again meanwhile stays
             }
@@ -301,7 +301,7 @@ final class Session
             $this->stored = true;
             $this->data = self::stringKeyed($payload['data'] ?? null);
             $this->flashIn = self::stringKeyed($payload['flash'] ?? null);
-            $this->flashConsumed = $this->flashIn;
+            $this->flashInStored = true;
             $this->savedAt = \is_int($payload['at'] ?? null) ? $payload['at'] : 0;
             $this->dirty = $this->flashIn !== []; // saving drops the flash values read now
         }
