@@ -27,7 +27,7 @@ use Throwable;
  * call suspending functions too: the loop then runs until that call is woken. If nothing
  * could ever wake it, a DeadlockError lists every suspended coroutine and where it waits.
  *
- * Why one class of ~500 lines: spawn, suspend, wake and the fiber switch are the hottest
+ * Why one class of ~520 lines: spawn, suspend, wake and the fiber switch are the hottest
  * path of every request (each wait of every socket goes through them), and splitting them
  * into collaborators adds a call to each, ~150 instructions apiece (measured with
  * bench/micro/http-instructions.sh). What is not on that path lives elsewhere already

@@ -203,8 +203,9 @@ final class Master
                 }
             }
             foreach ($this->workers->reap() as [$worker, $reason]) {
+                $row = StatusFile::row($worker->pid, $worker);
                 foreach ($this->sidecars as $sidecar) {
-                    $sidecar->onWorkerExit(StatusFile::row($worker->pid, $worker));
+                    $sidecar->onWorkerExit($row);
                 }
                 $this->onExit($worker, $reason);
             }
