@@ -11,7 +11,8 @@ namespace Petrel\Web\Session;
  * on one machine, not shared between machines (use RedisStore there).
  *
  * A write rewrites the file in place under an exclusive flock() and a read takes a shared
- * one, so a reader never sees half a session; the last write wins. (Not a temporary file
+ * one, so a reader never sees half a session; update() reads and writes under one
+ * exclusive lock, so processes saving one session take turns. (Not a temporary file
  * renamed over the old one: on ext4 that forces the data to disk, ~100 µs more per write.)
  * A process killed in the middle of a write leaves a file that reads as no session. Calls
  * block the worker for the file access: ~6 µs to read and ~15 µs to write a small session
@@ -19,7 +20,7 @@ namespace Petrel\Web\Session;
  * so the sweep of expired files reads no file, only inodes (~2 µs a file); it runs on one
  * write in SWEEP_ONE_IN, at most once per SWEEP_INTERVAL in a worker.
  */
-final class FileSessionStore implements SessionStore
+final class FileSessionStore implements AtomicSessionStore
 {
     /** By default, one write in this many sweeps the directory for expired sessions. */
     public const SWEEP_ONE_IN = 100;
@@ -61,43 +62,57 @@ final class FileSessionStore implements SessionStore
         } finally {
             \fclose($file);
         }
-        if ($json === false) {
-            return null;
-        }
-        $entry = \json_decode($json, true);
-        if (!\is_array($entry) || !\is_int($entry['expires'] ?? null) || !\is_array($entry['data'] ?? null)) {
-            return null;
-        }
-        if ($entry['expires'] <= ($this->clock)()) {
+        $entry = $this->entry($json);
+        if ($entry !== null && $entry['expires'] <= ($this->clock)()) {
             @\unlink((string) $path);
 
             return null;
         }
 
-        return $entry['data'];
+        return $entry['data'] ?? null;
     }
 
     public function write(string $id, array $data, int $ttl): void
     {
         $path = $this->path($id) ?? throw new \InvalidArgumentException('Malformed session id');
-        if (!\is_dir($this->dir) && !@\mkdir($this->dir, 0700, true) && !\is_dir($this->dir)) {
-            throw new \RuntimeException("Cannot create the session directory {$this->dir}");
-        }
-        $expires = ($this->clock)() + \max(1, $ttl);
-        $json = \json_encode(['expires' => $expires, 'data' => $data], \JSON_THROW_ON_ERROR | \JSON_UNESCAPED_UNICODE | \JSON_PRESERVE_ZERO_FRACTION);
+        $this->createDirectory();
         $file = @\fopen($path, 'c');
         try {
-            $written = $file !== false && \flock($file, \LOCK_EX) && \fwrite($file, $json) === \strlen($json)
-                && \ftruncate($file, \strlen($json)) && @\touch($path, $expires);
+            $written = $file !== false && \flock($file, \LOCK_EX) && $this->put($file, $path, $data, $ttl);
         } finally {
             $file === false || \fclose($file);
         }
         if (!$written) {
             throw new \RuntimeException("Cannot write the session file {$path}");
         }
-        if (\random_int(1, \max(1, $this->sweepOneIn)) === 1 && ($this->clock)() >= $this->sweptAt + self::SWEEP_INTERVAL) {
-            $this->sweep();
+        $this->sweepSometimes();
+    }
+
+    /**
+     * The read, $change and the write under one exclusive flock(), which every write() and
+     * update() of the file takes and read() waits for: processes that update one session
+     * take turns. A destroy() meanwhile unlinks the file: its lock then guards nothing, so
+     * the file is opened again (see lock()).
+     */
+    public function update(string $id, \Closure $change, int $ttl): ?array
+    {
+        $path = $this->path($id) ?? throw new \InvalidArgumentException('Malformed session id');
+        $this->createDirectory();
+        $file = $this->lock($path);
+        try {
+            $entry = $this->entry(\stream_get_contents($file));
+            $data = $change($entry !== null && $entry['expires'] > ($this->clock)() ? $entry['data'] : null);
+            if ($data === null) {
+                @\unlink($path);
+            } elseif (!$this->put($file, $path, $data, $ttl)) {
+                throw new \RuntimeException("Cannot write the session file {$path}");
+            }
+        } finally {
+            \fclose($file);
         }
+        $this->sweepSometimes();
+
+        return $data;
     }
 
     public function destroy(string $id): void
@@ -112,6 +127,80 @@ final class FileSessionStore implements SessionStore
     private function path(string $id): ?string
     {
         return \preg_match('/^[A-Za-z0-9_-]{16,128}$/', $id) === 1 ? "{$this->dir}/{$id}.json" : null;
+    }
+
+    private function createDirectory(): void
+    {
+        if (!\is_dir($this->dir) && !@\mkdir($this->dir, 0700, true) && !\is_dir($this->dir)) {
+            throw new \RuntimeException("Cannot create the session directory {$this->dir}");
+        }
+    }
+
+    /**
+     * $path opened for reading and writing (created if need be) under an exclusive lock,
+     * and still the file $path names once the lock is ours: the process that held it may
+     * have unlinked it (destroy(), an update() that emptied the session), and what is
+     * written to an unlinked file is lost. Then the new file is opened and locked instead.
+     *
+     * @return resource
+     */
+    private function lock(string $path): mixed
+    {
+        for ($attempt = 1; $attempt <= 100; $attempt++) {
+            $file = @\fopen($path, 'c+');
+            if ($file === false || !\flock($file, \LOCK_EX)) {
+                $file === false || \fclose($file);
+
+                throw new \RuntimeException("Cannot open the session file {$path}");
+            }
+            \clearstatcache(true, $path);
+            $named = @\stat($path);
+            $opened = \fstat($file);
+            if ($named !== false && $opened !== false && $named['ino'] === $opened['ino'] && $named['dev'] === $opened['dev']) {
+                return $file;
+            }
+            \fclose($file);
+        }
+
+        throw new \RuntimeException("Cannot lock the session file {$path}: it was deleted each time it was opened");
+    }
+
+    /**
+     * A file's contents as this store wrote them; null for anything else (a failed read,
+     * a file cut short by a process killed while writing it).
+     *
+     * @return array{expires: int, data: array<mixed>}|null
+     */
+    private function entry(string|false $json): ?array
+    {
+        $entry = $json === false ? null : \json_decode($json, true);
+        if (!\is_array($entry) || !\is_int($entry['expires'] ?? null) || !\is_array($entry['data'] ?? null)) {
+            return null;
+        }
+
+        return $entry;
+    }
+
+    /**
+     * Writes $data over what the locked $file held, and its expiry as the file's
+     * modification time.
+     *
+     * @param resource $file
+     * @param array<mixed> $data
+     */
+    private function put(mixed $file, string $path, array $data, int $ttl): bool
+    {
+        $expires = ($this->clock)() + \max(1, $ttl);
+        $json = \json_encode(['expires' => $expires, 'data' => $data], \JSON_THROW_ON_ERROR | \JSON_UNESCAPED_UNICODE | \JSON_PRESERVE_ZERO_FRACTION);
+
+        return \rewind($file) && \fwrite($file, $json) === \strlen($json) && \ftruncate($file, \strlen($json)) && @\touch($path, $expires);
+    }
+
+    private function sweepSometimes(): void
+    {
+        if (\random_int(1, \max(1, $this->sweepOneIn)) === 1 && ($this->clock)() >= $this->sweptAt + self::SWEEP_INTERVAL) {
+            $this->sweep();
+        }
     }
 
     /** Deletes the files whose modification time (their expiry) has passed. */

@@ -15,7 +15,7 @@ use Closure;
  * Expired sessions are dropped when read, and swept every SWEEP_EVERY writes so the store
  * does not grow without bound.
  */
-final class MemoryStore implements SessionStore
+final class MemoryStore implements AtomicSessionStore
 {
     public const SWEEP_EVERY = 1000;
 
@@ -62,6 +62,15 @@ final class MemoryStore implements SessionStore
     public function destroy(string $id): void
     {
         unset($this->sessions[$id]);
+    }
+
+    /** Atomic as it is: $change may not suspend, and nothing else runs in the worker meanwhile. */
+    public function update(string $id, Closure $change, int $ttl): ?array
+    {
+        $data = $change($this->read($id));
+        $data === null ? $this->destroy($id) : $this->write($id, $data, $ttl);
+
+        return $data;
     }
 
     /** How many sessions are held (expired ones not swept yet included). */

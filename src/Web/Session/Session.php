@@ -33,9 +33,11 @@ use Petrel\Web\Session\Internal\SessionId;
  * so a key another request wrote meanwhile stays. Two requests that set the same key: the
  * last to save wins. clear() replaces the whole session, and a session another request
  * destroyed meanwhile (a logout) is not brought back: only this request's own keys are
- * written. No lock is held while a request runs, as with most session stores; what is left
- * is the short time between that read and the write. Coroutines spawned by one request
- * share its Session object; the first access loads it once for all of them.
+ * written. No lock is held while a request runs, as with most session stores; the read and
+ * the write of a save are one step with an {@see AtomicSessionStore} (all of Petrel's
+ * stores), two with a plain SessionStore, where saves at the same moment can still lose
+ * one side's keys. Coroutines spawned by one request share its Session object; the first
+ * access loads it once for all of them.
  */
 final class Session
 {
@@ -225,27 +227,31 @@ final class Session
         }
         $id = $this->id();
         $now = \time();
-        $empty = $this->data === [] && $this->flashOut === [];
-        if (!$empty && !$this->dirty && $this->stored && $now - $this->savedAt < \max(1, \intdiv($this->ttl, 10))) {
+        if (!$this->dirty && $this->stored && $now - $this->savedAt < \max(1, \intdiv($this->ttl, 10))
+            && ($this->data !== [] || $this->flashOut !== [])) {
             return null;
         }
-        if ($this->stored) {
-            $this->mergeStoredCopy($id);
-            $empty = $this->data === [] && $this->flashOut === [];
+        if (!$this->stored) {
+            $payload = $this->data === [] && $this->flashOut === [] ? null : ['data' => $this->data, 'flash' => $this->flashOut, 'at' => $now];
+            $payload === null || $this->store->write($id, $payload, $this->ttl);
+        } elseif ($this->store instanceof AtomicSessionStore) {
+            $payload = $this->store->update($id, fn (?array $stored): ?array => $this->merged($stored, $now), $this->ttl);
+        } else {
+            $payload = $this->merged($this->store->read($id), $now);
+            $payload === null ? $this->store->destroy($id) : $this->store->write($id, $payload, $this->ttl);
         }
         $this->changed = [];
         $this->cleared = false;
         $this->flashInStored = false;
         $this->dirty = false;
-        if ($empty) {
-            if ($this->stored) {
-                $this->store->destroy($id);
-                $this->stored = false;
-            }
+        if ($payload === null) {
+            $this->stored = false;
+            $this->data = $this->flashOut = [];
 
             return $this->requestedId !== null ? '' : null;
         }
-        $this->store->write($id, ['data' => $this->data, 'flash' => $this->flashOut, 'at' => $now], $this->ttl);
+        $this->data = $payload['data'];
+        $this->flashOut = $payload['flash'];
         $this->stored = true;
         $this->savedAt = $now;
 
@@ -253,14 +259,17 @@ final class Session
     }
 
     /**
-     * Makes $data and $flashOut what the store holds now with this request's changes applied
-     * (see the class comment). A stored copy that is gone keeps only this request's own keys
-     * and flash values.
+     * What to store: the stored copy as it is now with this request's changes applied (see
+     * the class comment), or null when nothing is left (the session is deleted). A stored
+     * copy that is gone keeps only this request's own keys and flash values. Computed from
+     * $stored and this request's changes alone: an AtomicSessionStore may call it again.
+     *
+     * @param array<mixed>|null $stored
+     * @return array{data: array<string, mixed>, flash: array<string, mixed>, at: int}|null
      */
-    private function mergeStoredCopy(string $id): void
+    private function merged(?array $stored, int $now): ?array
     {
-        $current = $this->store->read($id);
-        $data = $this->cleared ? [] : self::stringKeyed($current['data'] ?? null);
+        $data = $this->cleared ? [] : self::stringKeyed($stored['data'] ?? null);
         foreach ($this->changed as $key => $_) {
             if (\array_key_exists($key, $this->data)) {
                 $data[$key] = $this->data[$key];
@@ -268,14 +277,16 @@ final class Session
                 unset($data[$key]);
             }
         }
-        $flash = $this->cleared ? [] : self::stringKeyed($current['flash'] ?? null);
+        $flash = $this->cleared ? [] : self::stringKeyed($stored['flash'] ?? null);
         foreach ($this->flashInStored ? $this->flashIn : [] as $key => $value) {
             if (\array_key_exists($key, $flash) && $flash[$key] === $value) {
                 unset($flash[$key]); // read by this request; one flashed again meanwhile stays
             }
         }
-        $this->data = $data;
-        $this->flashOut = $this->flashOut + $flash;
+
+        $flash = $this->flashOut + $flash;
+
+        return $data === [] && $flash === [] ? null : ['data' => $data, 'flash' => $flash, 'at' => $now];
     }
 
     private function start(): void

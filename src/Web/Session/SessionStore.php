@@ -10,7 +10,9 @@ namespace Petrel\Web\Session;
  * passes the conformance suite in tests/Unit/Web/Session/SessionStoreTestCase.php.
  *
  * The data is what Session hands over: an array of JSON data (null, bool, int, float, UTF-8
- * strings, arrays of these). Ids are the session ids as sent in the cookie.
+ * strings, arrays of these). Ids are the session ids as sent in the cookie. A store that
+ * can also change a session in one step implements {@see AtomicSessionStore}: concurrent
+ * requests of one user then never lose each other's keys.
  */
 interface SessionStore
 {

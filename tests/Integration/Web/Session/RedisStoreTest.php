@@ -19,6 +19,7 @@ use Petrel\Web\Session\SessionMiddleware;
 use Petrel\Web\Session\SessionStore;
 use PHPUnit\Framework\Attributes\CoversClass;
 
+use function Petrel\go;
 use function Petrel\run;
 use function Petrel\sleep;
 
@@ -161,6 +162,51 @@ final class RedisStoreTest extends SessionStoreTestCase
                 )),
             );
             self::assertSame('12 Welcome', $second->getBody());
+        });
+    }
+
+    public function testUpdatesWorkAfterTheServerForgetsItsScripts(): void
+    {
+        $this->withStore(static function (SessionStore $store): void {
+            \assert($store instanceof RedisStore);
+            $id = SessionId::generate();
+            $redis = RedisConnection::connect(self::config());
+            try {
+                for ($i = 1; $i <= 3; $i++) { // a restart or SCRIPT FLUSH between saves: NOSCRIPT, then the text
+                    $redis->command('SCRIPT', 'FLUSH');
+                    $store->update($id, static fn (?array $stored): array => ['n' => ($stored['n'] ?? 0) + 1], 60);
+                    $store->update($id, static fn (?array $stored): array => ['n' => ($stored['n'] ?? 0) + 1], 60);
+                }
+            } finally {
+                $redis->close();
+            }
+            self::assertSame(['n' => 6], $store->read($id));
+        });
+    }
+
+    public function testConcurrentSavesOfOneSessionKeepEveryKey(): void
+    {
+        $this->withStore(static function (SessionStore $store): void {
+            $id = SessionId::generate();
+            $store->write($id, ['data' => ['user' => 12], 'flash' => [], 'at' => 0], 60);
+            $requests = [];
+            for ($i = 0; $i < 10; $i++) { // ten parallel fetch() calls of one page, each loads the session
+                $requests[$i] = new Session($store, $id);
+                self::assertSame(12, $requests[$i]->get('user'));
+                $requests[$i]->set("widget{$i}", $i);
+            }
+            $saves = [];
+            foreach ($requests as $i => $session) { // and saves it at the same moment: reads and writes interleave
+                $saves[] = go(static fn (): ?string => $session->save());
+            }
+            foreach ($saves as $save) {
+                self::assertSame($id, $save->join());
+            }
+
+            $data = $store->read($id)['data'] ?? [];
+            \ksort($data);
+            self::assertSame(['user' => 12, 'widget0' => 0, 'widget1' => 1, 'widget2' => 2, 'widget3' => 3, 'widget4' => 4,
+                'widget5' => 5, 'widget6' => 6, 'widget7' => 7, 'widget8' => 8, 'widget9' => 9], $data);
         });
     }
 

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Petrel\Tests\Unit\Web\Session;
 
 use Petrel\Tests\Support\AsyncTestCase;
+use Petrel\Web\Session\AtomicSessionStore;
 use Petrel\Web\Session\Internal\SessionId;
 use Petrel\Web\Session\SessionStore;
 
@@ -130,6 +131,91 @@ abstract class SessionStoreTestCase extends AsyncTestCase
                 self::assertSame(['n' => $i], $worker->join());
                 self::assertSame(['n' => $i, 'again' => true], $store->read($ids[$i]));
             }
+        });
+    }
+
+    public function testUpdateReadsChangesAndStoresInOneCall(): void
+    {
+        $this->withStore(static function (SessionStore $store): void {
+            self::assertInstanceOf(AtomicSessionStore::class, $store);
+            $id = SessionId::generate();
+            $seen = [];
+            $change = static function (?array $stored) use (&$seen): array {
+                $seen[] = $stored;
+
+                return ['n' => ($stored['n'] ?? 0) + 1];
+            };
+
+            self::assertSame(['n' => 1], $store->update($id, $change, 60), 'an unknown id: the change sees null');
+            self::assertSame(['n' => 2], $store->update($id, $change, 60));
+            self::assertSame([null, ['n' => 1]], $seen);
+            self::assertSame(['n' => 2], $store->read($id));
+
+            self::assertNull($store->update($id, static fn (?array $stored): ?array => null, 60), 'null destroys');
+            self::assertNull($store->read($id));
+            self::assertNull($store->update(SessionId::generate(), static fn (?array $stored): ?array => null, 60));
+        });
+    }
+
+    public function testAnUpdateRenewsTheTtlAndSeesAnExpiredSessionAsNone(): void
+    {
+        $this->withStore(function (SessionStore $store): void {
+            \assert($store instanceof AtomicSessionStore);
+            [$kept, $dropped] = [SessionId::generate(), SessionId::generate()];
+            $store->write($kept, ['a' => 1], 2);
+            $store->write($dropped, ['b' => 1], 1);
+            $this->elapse($store, 1);
+            $store->update($kept, static fn (?array $stored): array => ['a' => 2], 2);
+            $this->elapse($store, 1);
+
+            self::assertSame(['a' => 2], $store->read($kept));
+            $store->update($dropped, static function (?array $stored): array {
+                self::assertNull($stored, 'expired');
+
+                return ['b' => 2];
+            }, 60);
+            self::assertSame(['b' => 2], $store->read($dropped));
+        });
+    }
+
+    public function testAChangeThatThrowsLeavesTheSessionAsItWas(): void
+    {
+        $this->withStore(static function (SessionStore $store): void {
+            \assert($store instanceof AtomicSessionStore);
+            $id = SessionId::generate();
+            $store->write($id, ['a' => 1], 60);
+            for ($i = 0; $i < 3; $i++) { // and the store works on: no lock or watch left behind
+                try {
+                    $store->update($id, static fn (?array $stored): array => throw new \DomainException('no'), 60);
+                    self::fail('the exception went missing');
+                } catch (\DomainException $e) {
+                    self::assertSame('no', $e->getMessage());
+                }
+            }
+            self::assertSame(['a' => 1], $store->read($id));
+            self::assertSame(['a' => 2], $store->update($id, static fn (?array $stored): array => ['a' => 2], 60));
+            self::assertSame(['a' => 2], $store->read($id));
+        });
+    }
+
+    public function testConcurrentUpdatesOfOneSessionLoseNothing(): void
+    {
+        $this->withStore(static function (SessionStore $store): void {
+            \assert($store instanceof AtomicSessionStore);
+            $id = SessionId::generate();
+            $workers = [];
+            for ($i = 0; $i < 8; $i++) {
+                $workers[] = go(static function () use ($store, $id, $i): void {
+                    for ($j = 0; $j < 10; $j++) {
+                        $store->update($id, static fn (?array $stored): array => ($stored ?? []) + ["{$i}-{$j}" => true], 60);
+                    }
+                });
+            }
+            foreach ($workers as $worker) {
+                $worker->join();
+            }
+
+            self::assertCount(80, $store->read($id) ?? []);
         });
     }
 

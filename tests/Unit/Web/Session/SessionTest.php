@@ -210,6 +210,31 @@ final class SessionTest extends AsyncTestCase
         self::assertSame(['seen' => 2, 'cart' => [7]], $stored['data'] ?? null, 'the cart and the removal survive the later save');
     }
 
+    public function testAnAtomicStoreGetsTheMergeAsOneUpdate(): void
+    {
+        $store = new UpdatingSpyStore();
+        $id = SessionId::generate();
+        $store->inner->write($id, ['data' => ['seen' => 1, 'theme' => 'dark'], 'flash' => ['notice' => 'Hi'], 'at' => 0], 60);
+        $tab = new Session($store, $id);
+        $fetch = new Session($store, $id);
+        self::assertSame('Hi', $tab->getFlash('notice'));
+        self::assertSame(1, $fetch->get('seen'));
+
+        $tab->set('cart', [7]);
+        $tab->remove('theme');
+        self::assertSame($id, $tab->save());
+        $fetch->set('seen', 2);
+        self::assertSame($id, $fetch->save());
+        $stored = $store->inner->read($id);
+        self::assertSame(['seen' => 2, 'cart' => [7]], $stored['data'] ?? null);
+        self::assertSame([], $stored['flash'] ?? null, 'read by the first tab');
+        $fetch->clear();
+        self::assertSame('', $fetch->save(), 'emptied: the cookie is deleted');
+        self::assertNull($store->inner->read($id));
+
+        self::assertSame(["read {$id}", "read {$id}", "update {$id}", "update {$id}", "update {$id}"], $store->calls, 'no read+write pair a concurrent save could come between');
+    }
+
     public function testTheSameKeySetTwiceIsTheLastSave(): void
     {
         $store = new SpyStore();
