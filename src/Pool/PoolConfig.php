@@ -31,6 +31,14 @@ final class PoolConfig
         if ($max < 1 || $min < 0 || $min > $max) {
             throw new \InvalidArgumentException("Pool sizes must satisfy 0 <= min <= max and max >= 1 (min {$min}, max {$max})");
         }
+        // NaN compares false with everything, so it would pass the checks below and then
+        // fail far from here: a LoopError at the first lease or wait, or a reaper that
+        // never closes anything. INF is allowed: wait, idle or live for ever.
+        foreach (\compact('acquireTimeout', 'idleTimeout', 'maxLifetime', 'healthCheckAfter', 'leaseIdleTimeout') as $name => $seconds) {
+            if (\is_nan($seconds)) {
+                throw new \InvalidArgumentException("Pool timeout {$name} is NaN; give a number of seconds");
+            }
+        }
         if ($acquireTimeout <= 0 || $idleTimeout <= 0 || $maxLifetime <= 0 || $healthCheckAfter < 0 || $leaseIdleTimeout <= 0) {
             throw new \InvalidArgumentException('Pool timeouts must be positive');
         }

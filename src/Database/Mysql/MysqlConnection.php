@@ -205,6 +205,9 @@ final class MysqlConnection implements Connection
                     // The connection broke (and the server rolls back); report the first failure.
                 }
             }
+            // $e tells the caller the transaction did not commit, also when the connection
+            // was lost with it (a deadline cut its last statement or the ROLLBACK short).
+            $this->guard->transactionLossTold();
             throw $e;
         }
 

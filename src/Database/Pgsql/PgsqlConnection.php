@@ -217,9 +217,17 @@ final class PgsqlConnection implements Connection
                     // The connection is closed by now (e.g. the deadline had passed); the server rolls back.
                 }
             }
+            // $error tells the caller the transaction did not commit, also when the connection
+            // was lost with it: the next call need not say so again.
+            $this->exchange->link->transactionLossTold();
             throw $error;
         }
-        $this->commit();
+        try {
+            $this->commit();
+        } catch (Throwable $error) {
+            $this->exchange->link->transactionLossTold(); // as above
+            throw $error;
+        }
 
         return $result;
     }

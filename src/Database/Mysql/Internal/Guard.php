@@ -100,6 +100,17 @@ final class Guard
         return $e;
     }
 
+    /**
+     * The transaction lost with the connection has been told of: by the exception that
+     * escapes transaction(), whose caller so knows it did not commit. The next call then
+     * says the connection is unusable without claiming a transaction was lost (which
+     * Database would take for a new failure of the caller's next unit of work).
+     */
+    public function transactionLossTold(): void
+    {
+        $this->transactionLostUnreported = false;
+    }
+
     private function conflict(string $who, bool $caller): DatabaseError
     {
         if ($caller && $this->streaming) {

@@ -6,6 +6,7 @@ namespace Petrel\Database\Mysql\Internal;
 
 use Petrel\Database\ConnectionException;
 use Petrel\Database\Mysql\ProtocolException;
+use Petrel\Socket\SocketException;
 use Petrel\Socket\StreamSocket;
 
 /**
@@ -19,6 +20,14 @@ use Petrel\Socket\StreamSocket;
 final class Link
 {
     private const READ_SIZE = 65536;
+    /**
+     * A command this big that cannot be written was most likely refused for it: a server
+     * closes the connection on a packet above its max_allowed_packet (1 MiB to 1 GiB;
+     * 16 MiB by default on MariaDB, 64 MiB on MySQL 8), and when it does so while the
+     * command is still going out, the write fails ("Connection reset by peer") before
+     * its error packet can be read.
+     */
+    private const LARGE_COMMAND = 1 << 20;
 
     public readonly PacketFramer $framer;
     /** Framed commands without a reply, sent in front of the next command. */
@@ -41,7 +50,16 @@ final class Link
             $bytes = $this->queued . $bytes;
             $this->queued = '';
         }
-        $this->socket->write($bytes);
+        try {
+            $this->socket->write($bytes);
+        } catch (SocketException $e) {
+            throw \strlen($bytes) < self::LARGE_COMMAND ? $e : new SocketException(\sprintf(
+                '%s, sending a command of %d bytes: the server closes the connection on one above its '
+                . 'max_allowed_packet; raise that setting on the server, or send less at once',
+                $e->getMessage(),
+                \strlen($bytes),
+            ), 0, $e);
+        }
         $this->socket->expectReply();
     }
 

@@ -92,7 +92,9 @@ final class ConnInfo
 
     /**
      * Host (or Unix socket directory) and port. A socket given as the socket file itself
-     * (/run/postgresql/.s.PGSQL.5432) is split into directory and port, as libpq wants.
+     * (/run/postgresql/.s.PGSQL.5432) is split into directory and port, as libpq wants. An
+     * IPv6 address loses the brackets a URL needs around it ([::1]): libpq's host keyword
+     * takes it bare, and would try to resolve "[::1]" as a host name.
      *
      * @return array{string, int}
      */
@@ -100,7 +102,12 @@ final class ConnInfo
     {
         $port = $config->port ?? self::DEFAULT_PORT;
         if ($config->socket === null || $config->socket === '') {
-            return [$config->host ?? 'localhost', $port];
+            $host = $config->host ?? 'localhost';
+            if (\str_starts_with($host, '[') && \str_ends_with($host, ']')) {
+                $host = \substr($host, 1, -1);
+            }
+
+            return [$host, $port];
         }
         if (\preg_match('#^(.*)/\.s\.PGSQL\.(\d+)$#', $config->socket, $m) === 1) {
             return [$m[1] === '' ? '/' : $m[1], (int) $m[2]];

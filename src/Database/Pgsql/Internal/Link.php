@@ -165,6 +165,15 @@ final class Link
         return $this->report(new ConnectionException("PostgreSQL connection to {$this->where} is unusable: " . ($this->failure ?? 'it is closed')));
     }
 
+    /**
+     * The transaction lost with the connection has been told of (by the exception escaping
+     * transaction()): later exceptions need not say so again.
+     */
+    public function transactionLossTold(): void
+    {
+        $this->transactionLostUnreported = false;
+    }
+
     /** $e, flagged transactionLost if it is the first to tell of a lost transaction. */
     private function report(ConnectionException $e): ConnectionException
     {
