@@ -6,6 +6,7 @@ namespace Petrel\Web\Model;
 
 use DateTimeImmutable;
 use Petrel\Database\Database;
+use Petrel\Web\Internal\IntegerText;
 use Petrel\Web\Model\Internal\Cast;
 use Petrel\Web\Model\Internal\TemplateReads;
 use Petrel\Web\View\Internal\AttributeMiss;
@@ -122,8 +123,17 @@ abstract class Model implements \JsonSerializable, DirectAttributes
         return static::query()->get();
     }
 
+    /** The row with primary key $key; null too for a key an int primary key cannot hold ("abc", "1abc"). */
     public static function find(int|string $key): ?static
     {
+        if (\is_string($key) && \in_array(self::castOf(static::$primaryKey), ['int', 'integer'], true)) {
+            // Compared with an int column, MariaDB reads "1abc" as 1 (and finds row 1) and
+            // PostgreSQL fails the query (a 500 where a 404 was meant): no such row anywhere.
+            $key = IntegerText::parse($key);
+            if ($key === null) {
+                return null;
+            }
+        }
         $db = static::database();
         $row = $db->first(self::findSql($db), [$key]);
 
@@ -302,10 +312,10 @@ abstract class Model implements \JsonSerializable, DirectAttributes
         return $deleted;
     }
 
-    /** Reloads every attribute from the table, dropping unsaved changes. */
+    /** Reloads every attribute from the table, dropping unsaved changes (a changed primary key too). */
     public function refresh(): static
     {
-        $row = Query::on(static::database())->table(static::tableName())->where(static::$primaryKey, $this->requireKey())->first();
+        $row = Query::on(static::database())->table(static::tableName())->where(static::$primaryKey, $this->storedKey())->first();
         if ($row === null) {
             throw new ModelNotFoundException(static::class, $this->key());
         }
@@ -440,14 +450,24 @@ abstract class Model implements \JsonSerializable, DirectAttributes
         return $values;
     }
 
-    /** @return Query<static> */
+    /** @return Query<static> the model's row, found by the key it has in the table */
     private function whereKey(): Query
     {
-        return static::query()->where(static::$primaryKey, $this->requireKey());
+        return static::query()->where(static::$primaryKey, $this->storedKey());
     }
 
-    private function requireKey(): int|string
+    /**
+     * The primary key as last loaded or saved, not as changed since: a renamed key
+     * ($country->code = 'XX') must find its row by the old value, or save() updates
+     * another row (the one already holding the new key) or none, and delete() deletes it.
+     * A model loaded or saved without its key takes the one it was given.
+     */
+    private function storedKey(): int|string
     {
-        return $this->key() ?? throw new ModelError(static::class . ' has no primary key value ("' . static::$primaryKey . '")');
+        $key = $this->original[static::$primaryKey] ?? $this->key();
+
+        return \is_int($key) || \is_string($key)
+            ? $key
+            : throw new ModelError(static::class . ' has no primary key value ("' . static::$primaryKey . '")');
     }
 }

@@ -10,12 +10,21 @@ use Petrel\Web\Routing\Internal\RouteParser;
  * Builds paths for named routes: url('user', ['id' => 5], ['tab' => 'posts']) gives
  * "/users/5?tab=posts". Values are percent-encoded (rawurlencode, so "/" in a value becomes
  * "%2F" and comes back decoded as the same parameter), then checked against the
- * placeholder's constraint — the text the router would match. For optional segments the
- * shortest variant holding every given parameter is used. A missing, unknown or
- * non-matching parameter is a RouteError: a broken link is a bug, not a runtime condition.
+ * placeholder's constraint — the text the router would match; when the constraint refuses
+ * it, the value with "!$&'()*+,;=:@" left raw (as browsers send them) is tried. For
+ * optional segments the shortest variant holding every given parameter is used. A missing,
+ * unknown or non-matching parameter is a RouteError: a broken link is a bug, not a runtime
+ * condition.
  */
 final class UrlGenerator
 {
+    /**
+     * rawurlencode()'s escapes of the characters a path segment may hold raw (RFC 3986
+     * pchar: sub-delims, ":" and "@"), tried unescaped when a constraint refuses the escapes.
+     */
+    private const RAW_IN_SEGMENT = ['%21' => '!', '%24' => '$', '%26' => '&', '%27' => "'", '%28' => '(', '%29' => ')',
+        '%2A' => '*', '%2B' => '+', '%2C' => ',', '%3B' => ';', '%3D' => '=', '%3A' => ':', '%40' => '@'];
+
     /** @var array<string, Route> */
     private readonly array $named;
     /** @var array<string, string> route name => its path without parameters (links to fixed pages, built once) */
@@ -108,6 +117,12 @@ final class UrlGenerator
             throw new RouteError("Parameter \"{$name}\" for {$describe} must be a string or number, got {$type}");
         }
         $encoded = \rawurlencode((string) $value);
+        if (\preg_match("\x01^(?:{$regex})\\z\x01", $encoded) !== 1) {
+            // The router keeps these raw (PathCodec's canonical form), so a constraint that
+            // allows them ("[a-z,]+", "[^@/]+@.+") sees them raw: "/tags/a,b" matches, and
+            // its link must be that, not the "/tags/a%2Cb" no route matches.
+            $encoded = \strtr($encoded, self::RAW_IN_SEGMENT);
+        }
         if (\preg_match("\x01^(?:{$regex})\\z\x01", $encoded) !== 1) {
             throw new RouteError(\sprintf(
                 'Parameter "%s" for %s must match %s, got "%s"%s',

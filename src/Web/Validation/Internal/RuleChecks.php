@@ -133,7 +133,8 @@ final class RuleChecks
         }
         $scheme = \parse_url($value, \PHP_URL_SCHEME);
 
-        return \is_string($scheme) && \in_array(\strtolower($scheme), $schemes, true);
+        // Schemes are case-insensitive (RFC 3986 §3.1), in the rule ("url:HTTPS") as in the value.
+        return \is_string($scheme) && \in_array(\strtolower($scheme), \array_map(\strtolower(...), $schemes), true);
     }
 
     private static function isDate(mixed $value, string $format): bool
