@@ -33,6 +33,8 @@ use Petrel\WebSocket\Internal\Utf8Validator;
  * socket write, so messages from several coroutines never interleave; it waits while the
  * socket's send buffer is full. A deadline or cancellation that ends that wait after part
  * of the message went out closes the connection (1006): nothing may follow a cut frame.
+ * So does one that ends it before, for a compressed message that a later compressed one,
+ * already waiting behind it, refers back to (context takeover).
  *
  * @implements \IteratorAggregate<int, Message>
  */
@@ -42,6 +44,8 @@ final class WebSocket implements \IteratorAggregate
     private readonly ?Deflater $deflater;
     private readonly CloseState $state;
     private readonly Receiver $receiver;
+    /** Compressed messages so far: which one the deflater's context saw last. */
+    private int $compressedCount = 0;
 
     /**
      * @internal made by WebSocketServer and WebSocketClient after the opening handshake
@@ -102,13 +106,13 @@ final class WebSocket implements \IteratorAggregate
         if (!Utf8Validator::isValid($text)) {
             throw new WebSocketError('A text message must be valid UTF-8; send bytes with sendBinary()');
         }
-        $this->write($this->encodeMessage(Opcode::TEXT, $text));
+        $this->sendMessage(Opcode::TEXT, $text);
     }
 
     /** @throws ClosedException */
     public function sendBinary(string $data): void
     {
-        $this->write($this->encodeMessage(Opcode::BINARY, $data));
+        $this->sendMessage(Opcode::BINARY, $data);
     }
 
     /**
@@ -198,13 +202,47 @@ final class WebSocket implements \IteratorAggregate
         return $this->socket->getRemoteAddress();
     }
 
-    private function encodeMessage(int $opcode, string $data): string
+    private function sendMessage(int $opcode, string $data): void
     {
-        $compressed = $this->deflater !== null && \strlen($data) >= $this->options->compressionThreshold;
-        if ($compressed) {
-            \assert($this->deflater !== null);
-            $data = $this->deflater->compress($data);
+        if ($this->deflater === null || \strlen($data) < $this->options->compressionThreshold) {
+            $this->write($this->encodeMessage($opcode, $data, false));
+
+            return;
         }
+        $this->assertOpen(); // before the deflater's context takes the message in
+        $frames = $this->encodeMessage($opcode, $this->deflater->compress($data), true);
+        $sequence = ++$this->compressedCount;
+        try {
+            $this->write($frames);
+        } catch (\Throwable $e) {
+            if (!$this->socket->isClosed()) {
+                $this->forgetUnsent($sequence);
+            }
+            throw $e;
+        }
+    }
+
+    /**
+     * A compressed message that never went out (a deadline or cancellation ended its wait
+     * for the socket before any byte of it was written) is still in the deflater's context,
+     * which the peer's inflater never saw: a later message referring back to it would
+     * inflate to garbage. If nothing was compressed after it, forgetting the context
+     * suffices (a new deflate stream refers back only into itself); otherwise those later
+     * messages, queued already, are broken, and the connection is dropped (1006).
+     */
+    private function forgetUnsent(int $sequence): void
+    {
+        \assert($this->deflater !== null);
+        if ($sequence === $this->compressedCount) {
+            $this->deflater->reset();
+        } elseif ($this->deflater->takesOverContext()) {
+            $this->state->record(CloseCode::ABNORMAL, 'a compressed message that later ones refer to was not sent', false);
+            $this->socket->close();
+        }
+    }
+
+    private function encodeMessage(int $opcode, string $data, bool $compressed): string
+    {
         $frameSize = $this->options->outgoingFrameSize;
         if ($frameSize === null || \strlen($data) <= $frameSize) {
             return $this->encoder->frame($opcode, $data, true, $compressed);
@@ -219,12 +257,18 @@ final class WebSocket implements \IteratorAggregate
         return $frames;
     }
 
-    /** One socket write per message: the socket queues concurrent writers whole, in order. */
-    private function write(string $frames): void
+    /** @throws ClosedException */
+    private function assertOpen(): void
     {
         if ($this->state->isClosed()) {
             throw new ClosedException(\sprintf('The WebSocket is closed (%d %s)', $this->state->code ?? CloseCode::ABNORMAL, $this->state->reason));
         }
+    }
+
+    /** One socket write per message: the socket queues concurrent writers whole, in order. */
+    private function write(string $frames): void
+    {
+        $this->assertOpen();
         try {
             $this->socket->write($frames);
         } catch (SocketException $e) {

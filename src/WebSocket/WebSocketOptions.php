@@ -50,8 +50,10 @@ final class WebSocketOptions
         if ($maxMessageSize < 1 || $maxFrameSize < 1) {
             throw new WebSocketError('Message and frame size limits must be at least 1 byte');
         }
-        if (($idleTimeout !== null && $idleTimeout <= 0) || $closeTimeout <= 0 || $handshakeTimeout <= 0) {
-            throw new WebSocketError('Timeouts must be positive');
+        foreach (['idleTimeout' => $idleTimeout ?? 1.0, 'closeTimeout' => $closeTimeout, 'handshakeTimeout' => $handshakeTimeout] as $name => $seconds) {
+            if (\is_nan($seconds) || $seconds <= 0) { // NaN passes "<= 0" and breaks the timers later
+                throw new WebSocketError("Timeouts must be positive; {$name} is {$seconds}");
+            }
         }
         if ($outgoingFrameSize !== null && $outgoingFrameSize < 1) {
             throw new WebSocketError('The outgoing frame size must be at least 1 byte');

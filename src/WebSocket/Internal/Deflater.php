@@ -19,6 +19,23 @@ final class Deflater
     {
     }
 
+    /** Whether later messages may refer back to earlier ones (context takeover). */
+    public function takesOverContext(): bool
+    {
+        return !$this->noContextTakeover;
+    }
+
+    /**
+     * Forgets the context, as after a message that was compressed but not sent: the next
+     * message starts a new deflate stream, which the peer's inflater reads whatever it saw
+     * before (the stream refers back only into itself; every message ends on a block
+     * boundary, and none has BFINAL set).
+     */
+    public function reset(): void
+    {
+        $this->context = null;
+    }
+
     public function compress(string $message): string
     {
         $context = $this->context ?? \deflate_init(\ZLIB_ENCODING_RAW, ['window' => $this->windowBits, 'level' => $this->level]);

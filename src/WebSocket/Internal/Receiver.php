@@ -129,7 +129,11 @@ final class Receiver
         }
     }
 
-    /** Fails the connection for a protocol violation: our close frame goes out last. */
+    /**
+     * Fails the connection for a protocol violation: our close frame goes out last. Like
+     * any control frame it waits at most the close timeout (behind our messages, for a
+     * peer that stopped reading): then the connection is dropped, without the drain.
+     */
     private function fail(ProtocolException $e): void
     {
         $this->state->record($e->closeCode, $e->getMessage(), false);
@@ -138,9 +142,14 @@ final class Receiver
             return;
         }
         $this->state->closeSent = true;
+        $frame = $this->encoder->frame(Opcode::CLOSE, CloseState::payload($e->closeCode, $e->getMessage()));
         try {
-            $this->socket->end($this->encoder->frame(Opcode::CLOSE, CloseState::payload($e->closeCode, $e->getMessage())));
+            Scheduler::get()->timeout($this->options->closeTimeout, fn () => $this->socket->end($frame));
         } catch (SocketException) {
+        } catch (TimeoutException) {
+            $this->socket->close();
+
+            return;
         }
         $this->drain();
     }
@@ -185,15 +194,34 @@ final class Receiver
         }
     }
 
+    /**
+     * Queues a message for receive(); while the queue is full nothing more is read (the
+     * backpressure). The wait still pings the peer every idle timeout: a peer that sends
+     * but stops reading leaves our sender waiting in send() behind a full send buffer and
+     * this reader waiting here for it, and neither wait would ever end. A ping that cannot
+     * be written within the close timeout drops the connection (writeControl()); a peer
+     * that reads takes it, and the wait goes on.
+     *
+     * @throws SocketException when that drop happened
+     */
     private function deliver(Message $message): void
     {
-        if ($this->state->closeSent) {
-            return; // we are closing: nobody will read it
-        }
-        try {
-            $this->messages->push($message);
-        } catch (ChannelClosedException) {
-            // close() was called meanwhile
+        while (!$this->state->closeSent) { // once we are closing, nobody will read it
+            try {
+                $this->messages->push($message, $this->options->idleTimeout);
+
+                return;
+            } catch (ChannelClosedException) {
+                return; // close() was called meanwhile
+            } catch (TimeoutException) {
+                if ($this->state->isClosed()) {
+                    return; // close() is sending its close frame: no ping may follow it
+                }
+                $this->writeControl(Opcode::PING, '');
+                if ($this->socket->isClosed()) {
+                    throw new SocketException('The connection was dropped while a message waited to be received');
+                }
+            }
         }
     }
 
