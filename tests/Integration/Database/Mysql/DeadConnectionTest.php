@@ -189,4 +189,15 @@ final class DeadConnectionTest extends MysqlTestCase
             sleep(0.05);
         }
     }
+
+    public function testADeadlineAroundATransactionThatEndsItWhileItsClosureWaitsLeavesTheNextQueryWorking(): void
+    {
+        $this->assertADeadlineAroundATransactionLeavesTheNextQueryWorking(null);
+    }
+
+    public function testADeadlineAroundATransactionThatCutsAQueryShortLeavesTheNextQueryWorking(): void
+    {
+        // No KILL QUERY after the deadline, as above: its coroutine would outlive the test.
+        $this->assertADeadlineAroundATransactionLeavesTheNextQueryWorking('SELECT SLEEP(5)', ['kill_on_cancel' => '0']);
+    }
 }

@@ -96,4 +96,14 @@ final class DeadConnectionTest extends PgsqlTestCase
             sleep(0.05);
         }
     }
+
+    public function testADeadlineAroundATransactionThatEndsItWhileItsClosureWaitsLeavesTheNextQueryWorking(): void
+    {
+        $this->assertADeadlineAroundATransactionLeavesTheNextQueryWorking(null);
+    }
+
+    public function testADeadlineAroundATransactionThatCutsAQueryShortLeavesTheNextQueryWorking(): void
+    {
+        $this->assertADeadlineAroundATransactionLeavesTheNextQueryWorking('SELECT pg_sleep(5)');
+    }
 }
