@@ -50,7 +50,8 @@ final class WebSocketOptions
         if ($maxMessageSize < 1 || $maxFrameSize < 1) {
             throw new WebSocketError('Message and frame size limits must be at least 1 byte');
         }
-        foreach (['idleTimeout' => $idleTimeout ?? 1.0, 'closeTimeout' => $closeTimeout, 'handshakeTimeout' => $handshakeTimeout] as $name => $seconds) {
+        $timeouts = ['idleTimeout' => $idleTimeout, 'closeTimeout' => $closeTimeout, 'handshakeTimeout' => $handshakeTimeout];
+        foreach (\array_filter($timeouts, \is_float(...)) as $name => $seconds) { // a null idleTimeout: none
             if (\is_nan($seconds) || $seconds <= 0) { // NaN passes "<= 0" and breaks the timers later
                 throw new WebSocketError("Timeouts must be positive; {$name} is {$seconds}");
             }
