@@ -184,6 +184,32 @@ final class RedisStoreTest extends SessionStoreTestCase
         });
     }
 
+    public function testAnUpdateGivesUpWhenTheSessionChangesDuringEachAttempt(): void
+    {
+        $this->withStore(function (SessionStore $store): void {
+            \assert($store instanceof RedisStore);
+            $id = SessionId::generate();
+            $other = RedisConnection::connect(self::config());
+            $attempts = 0;
+            try {
+                // Another client writes the session between each read and write of the save.
+                $store->update($id, function (?array $stored) use ($other, $id, &$attempts): array {
+                    $other->set($this->prefix . $id, '{"n":' . ++$attempts . '}', ttl: 60);
+
+                    return ['mine' => true];
+                }, 60);
+                self::fail('a save that never finds the session unchanged must give up');
+            } catch (\RuntimeException $e) {
+                self::assertSame(RedisStore::UPDATE_ATTEMPTS, $attempts);
+                self::assertStringContainsString('changed in Redis during each of ' . RedisStore::UPDATE_ATTEMPTS . ' attempts', $e->getMessage());
+                self::assertStringNotContainsString($id, $e->getMessage(), 'the id is a secret');
+            } finally {
+                $other->close();
+            }
+            self::assertSame(['n' => RedisStore::UPDATE_ATTEMPTS], $store->read($id), 'nothing of the failed save was written');
+        });
+    }
+
     public function testConcurrentSavesOfOneSessionKeepEveryKey(): void
     {
         $this->withStore(static function (SessionStore $store): void {
