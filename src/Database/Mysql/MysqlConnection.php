@@ -167,12 +167,12 @@ final class MysqlConnection implements Connection
 
     public function commit(): void
     {
-        $this->execute('COMMIT');
+        $this->endTransaction('COMMIT');
     }
 
     public function rollBack(): void
     {
-        $this->execute('ROLLBACK');
+        $this->endTransaction('ROLLBACK');
     }
 
     public function inTransaction(): bool
@@ -366,6 +366,27 @@ final class MysqlConnection implements Connection
         $this->binary->reset();
 
         return $this->binary;
+    }
+
+    /**
+     * COMMIT or ROLLBACK, as execute() but for one thing: one cut short by a deadline or a
+     * cancellation sends no KILL QUERY. Neither can be stopped once sent (the server finishes
+     * either, and rolls back what a closed connection left open), so a killer would open a
+     * connection for nothing, at the very moment a deadline has passed (the usual case: a
+     * deadline around transaction() that expires inside it cuts the ROLLBACK short too).
+     */
+    private function endTransaction(string $sql): void
+    {
+        $this->enter();
+        try {
+            $this->reader->read($this->send($sql, []), $sql, ResponseReader::OUTCOME);
+        } catch (QueryException | DatabaseError $e) {
+            throw $e;
+        } catch (Throwable $e) {
+            throw $this->guard->fail($e, $this->reader->inTransaction(), killQuery: false);
+        } finally {
+            $this->guard->use->leave();
+        }
     }
 
     /** Claims the connection for this coroutine, first skipping what an abandoned stream left. */

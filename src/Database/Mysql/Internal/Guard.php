@@ -68,8 +68,10 @@ final class Guard
      * returns what to throw: deadlines and cancellations as they are (the next call then
      * tells of a transaction that was open), lost connections and protocol errors as
      * ConnectionException, saying so when a transaction was open (the server rolls it back).
+     * A command cut short is stopped on the server with KILL QUERY (if the options ask for
+     * it) unless $killQuery says there is nothing to stop.
      */
-    public function fail(Throwable $e, bool $inTransaction = false): Throwable
+    public function fail(Throwable $e, bool $inTransaction = false, bool $killQuery = true): Throwable
     {
         if ($e instanceof SocketException || $e instanceof ProtocolException) {
             $what = $e instanceof ProtocolException ? 'protocol error: ' : '';
@@ -89,7 +91,7 @@ final class Guard
             $this->transactionLostUnreported = true;
         }
         $this->link->socket->close();
-        if ($e instanceof CancelledException && $this->killOnCancel) {
+        if ($e instanceof CancelledException && $this->killOnCancel && $killQuery) {
             try {
                 $this->killer = QueryKiller::kill($this->config, $this->threadId);
             } catch (Throwable) {

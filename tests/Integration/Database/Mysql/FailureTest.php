@@ -70,6 +70,29 @@ final class FailureTest extends MysqlTestCase
         });
     }
 
+    /**
+     * A deadline around transaction() that expires while its closure waits cuts the ROLLBACK
+     * short as well. Nothing runs on the server for KILL QUERY to stop (a ROLLBACK cannot be
+     * stopped, and a closed connection's transaction is rolled back anyway): no connection
+     * is opened for one.
+     */
+    public function testARollbackCutShortByTheDeadlineSendsNoKillQuery(): void
+    {
+        $this->async(function (): void {
+            $db = $this->connect();
+            try {
+                timeout(0.1, static fn () => $db->transaction(static function (MysqlConnection $c): void {
+                    $c->query('SELECT 1');
+                    sleep(5);
+                }));
+                self::fail('the deadline must end the transaction');
+            } catch (TimeoutException) {
+            }
+            self::assertFalse($db->isUsable(), 'the ROLLBACK was cut short: the connection is closed');
+            self::assertNull($db->killer());
+        });
+    }
+
     public function testAConnectionKilledMidQueryThrowsConnectionException(): void
     {
         $this->async(function (): void {
