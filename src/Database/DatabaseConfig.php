@@ -19,14 +19,14 @@ final class DatabaseConfig
         public readonly ?string $host = null,
         public readonly ?int $port = null,
         public readonly ?string $user = null,
-        public readonly ?string $password = null,
+        #[\SensitiveParameter] public readonly ?string $password = null,
         public readonly ?string $database = null,
         public readonly ?string $socket = null,
         public readonly array $options = [],
     ) {
     }
 
-    public static function fromEnv(string $variable = 'DATABASE_URL', ?string $default = null): self
+    public static function fromEnv(string $variable = 'DATABASE_URL', #[\SensitiveParameter] ?string $default = null): self
     {
         $url = \getenv($variable);
         if (!\is_string($url) || $url === '') {
@@ -39,7 +39,7 @@ final class DatabaseConfig
         return self::fromUrl($url);
     }
 
-    public static function fromUrl(string $url): self
+    public static function fromUrl(#[\SensitiveParameter] string $url): self
     {
         if ($url === 'sqlite::memory:' || $url === 'sqlite://:memory:') {
             return new self('sqlite', database: ':memory:');
@@ -84,10 +84,31 @@ final class DatabaseConfig
         );
     }
 
-    /** The URL with the password replaced, for messages and logs. */
-    public static function redact(string $url): string
+    /**
+     * The URL with the password replaced, for messages and logs. The password runs to the
+     * last `@`: one written with a raw `@` (or `/`, `?`, `#`) is what makes a URL malformed,
+     * so none of it may show; a later `@` in the query hides the host too, which is the
+     * safe side.
+     */
+    public static function redact(#[\SensitiveParameter] string $url): string
     {
-        return (string) \preg_replace('#(://[^:/@]*:)[^@]*@#', '$1***@', $url);
+        return (string) \preg_replace('#(://[^:/@]*:).*@#s', '$1***@', $url);
+    }
+
+    /**
+     * The fields, with the password masked: var_dump() and print_r() of a config (or of
+     * a Database holding one, in a debug page or a log) do not show it.
+     *
+     * @return array<string, mixed>
+     */
+    public function __debugInfo(): array
+    {
+        $fields = \get_object_vars($this);
+        if ($fields['password'] !== null) {
+            $fields['password'] = '***';
+        }
+
+        return $fields;
     }
 
     /** "host:port" or the socket path, for error messages. */

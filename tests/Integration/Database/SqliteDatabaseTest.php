@@ -196,6 +196,20 @@ final class SqliteDatabaseTest extends AsyncTestCase
         self::assertSame(':memory:', DatabaseConfig::fromUrl('sqlite::memory:')->database);
         self::assertSame('/abs/path.db', DatabaseConfig::fromUrl('sqlite:///abs/path.db')->database);
         self::assertSame('mysql://root:***@host/db', DatabaseConfig::redact('mysql://root:secret@host/db'));
+        self::assertSame('mysql://root@host/db?x=a@b', DatabaseConfig::redact('mysql://root@host/db?x=a@b'), 'no password');
+        foreach (['p@ss', 'p/s@s', 'p?s#s', "p\ns"] as $password) {
+            try {
+                DatabaseConfig::fromUrl("mysql://root:{$password}@host:99999/db");
+                self::fail("a malformed URL was accepted with the password {$password}");
+            } catch (\InvalidArgumentException $e) {
+                self::assertStringEndsWith(': mysql://root:***@host:99999/db', $e->getMessage(), "no part of {$password} shows");
+            }
+        }
+        \ob_start();
+        \var_dump(DatabaseConfig::fromUrl('mysql://root:s3cr3t@host/db'));
+        $dump = (string) \ob_get_clean();
+        self::assertStringNotContainsString('s3cr3t', $dump . \print_r(DatabaseConfig::fromUrl('mysql://root:s3cr3t@host/db'), true));
+        self::assertStringContainsString('***', $dump);
         $this->expectExceptionMessage('Unsupported database scheme "oracle"');
         DatabaseConfig::fromUrl('oracle://x@y/z');
     }
