@@ -41,11 +41,12 @@ final class WebSocketServer
      * $handler($ws, $request) in the connection's coroutine, or the 400/426 response for a
      * request that is not a valid handshake, 403 for a browser page of an origin the
      * options do not allow (WebSocketOptions::$allowedOrigins: by default only the
-     * server's own). When the handler returns, the connection is
-     * closed with 1000 (if it is still open); if it throws, with 1011, and the exception
-     * goes on to the server's log — except a ClosedException from sending to a peer that
-     * had just closed, which is how connections end. When the server begins a graceful
-     * stop, the connection is closed with 1001 (its handler's receive() returns null).
+     * server's own). When the handler returns, the connection is closed with 1000 (if it
+     * is still open); if it throws, with 1011, and the exception goes on to the server's
+     * log — except a ClosedException from sending to this connection's peer that had just
+     * closed, which is how connections end (one from another connection is a failure like
+     * any other). When the server begins a graceful stop, the connection is closed with
+     * 1001 (its handler's receive() returns null).
      *
      * @param Closure(WebSocket, Request): void $handler
      */
@@ -96,11 +97,14 @@ final class WebSocketServer
         });
         try {
             $handler($ws, $request);
-        } catch (ClosedException) {
-            // the peer closed while the handler was sending: nothing went wrong here
         } catch (\Throwable $error) {
-            $ws->close(CloseCode::INTERNAL_ERROR, 'Internal server error');
-            throw $error;
+            // A ClosedException with this connection closed: its peer closed while the
+            // handler was sending, which is how connections end. Any other (one from sending
+            // to another connection, say) is the handler's failure.
+            if (!$error instanceof ClosedException || !$ws->isClosed()) {
+                $ws->close(CloseCode::INTERNAL_ERROR, 'Internal server error');
+                throw $error;
+            }
         }
         $ws->close();
     }

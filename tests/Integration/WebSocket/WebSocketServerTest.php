@@ -157,6 +157,45 @@ final class WebSocketServerTest extends AsyncTestCase
         });
     }
 
+    /**
+     * A ClosedException is how a handler learns its own peer has gone: the connection ends
+     * quietly. One from another connection (a broadcast to a peer that has just left,
+     * unguarded) is a bug in the handler like any other: its connection closes with 1011 and
+     * the exception goes to the log, not a clean 1000 with nothing said.
+     */
+    public function testAClosedExceptionFromAnotherConnectionIsTheHandlersFailure(): void
+    {
+        $this->async(static function (): void {
+            $first = new Channel(1);
+            $handler = static function (WebSocket $ws) use ($first): void {
+                $message = $ws->receive();
+                if ($message?->data === 'first') {
+                    $first->push($ws);
+                    $ws->receive(); // until the peer closes
+
+                    return;
+                }
+                $other = $first->pop();
+                self::assertInstanceOf(WebSocket::class, $other);
+                while (!$other->isClosed()) {
+                    \Petrel\sleep(0.01);
+                }
+                $other->send('you left'); // throws: the other peer is gone
+            };
+            $fixture = TestServer::run($handler, static function (string $address): void {
+                $a = WebSocketClient::connect("ws://{$address}/");
+                $a->send('first');
+                $b = WebSocketClient::connect("ws://{$address}/");
+                $b->send('second');
+                $a->close();
+                self::assertNull($b->receive());
+                self::assertSame(1011, $b->getCloseCode(), 'the handler failed');
+            });
+            self::assertCount(1, $fixture->errors);
+            self::assertStringStartsWith(ClosedException::class . ': The WebSocket is closed (1000', $fixture->errors[0]);
+        });
+    }
+
     public function testConcurrentSendersNeverInterleaveFrames(): void
     {
         $this->async(static function (): void {
