@@ -64,7 +64,7 @@ final class FileSessionStore implements AtomicSessionStore
         }
         $entry = $this->entry($json);
         if ($entry !== null && $entry['expires'] <= ($this->clock)()) {
-            @\unlink((string) $path);
+            $this->deleteIfExpired((string) $path);
 
             return null;
         }
@@ -153,16 +153,51 @@ final class FileSessionStore implements AtomicSessionStore
 
                 throw new \RuntimeException("Cannot open the session file {$path}");
             }
-            \clearstatcache(true, $path);
-            $named = @\stat($path);
-            $opened = \fstat($file);
-            if ($named !== false && $opened !== false && $named['ino'] === $opened['ino'] && $named['dev'] === $opened['dev']) {
+            if (self::names($path, $file)) {
                 return $file;
             }
             \fclose($file);
         }
 
         throw new \RuntimeException("Cannot lock the session file {$path}: it was deleted each time it was opened");
+    }
+
+    /**
+     * Deletes the expired session read() found, unless another process has saved the
+     * session since (read() had let go of its lock, and a save then starts it afresh):
+     * under the exclusive lock that writers take, the file is read again and deleted only
+     * if it still holds an expired session.
+     */
+    private function deleteIfExpired(string $path): void
+    {
+        $file = @\fopen($path, 'r');
+        if ($file === false) {
+            return;
+        }
+        try {
+            if (\flock($file, \LOCK_EX) && self::names($path, $file)) {
+                $entry = $this->entry(\stream_get_contents($file));
+                if ($entry !== null && $entry['expires'] <= ($this->clock)()) {
+                    @\unlink($path);
+                }
+            }
+        } finally {
+            \fclose($file);
+        }
+    }
+
+    /**
+     * Whether $path still names the open $file (not unlinked, nor replaced by a new file).
+     *
+     * @param resource $file
+     */
+    private static function names(string $path, mixed $file): bool
+    {
+        \clearstatcache(true, $path);
+        $named = @\stat($path);
+        $opened = \fstat($file);
+
+        return $named !== false && $opened !== false && $named['ino'] === $opened['ino'] && $named['dev'] === $opened['dev'];
     }
 
     /**

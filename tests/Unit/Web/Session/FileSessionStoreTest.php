@@ -61,6 +61,30 @@ final class FileSessionStoreTest extends SessionStoreTestCase
         self::assertNull($store->read($corrupt));
     }
 
+    /**
+     * read() finds a session expired and lets go of its lock; another process saves the
+     * session afresh before read() deletes the file. The fresh save must stay.
+     */
+    public function testAReadDeletesAnExpiredSessionOnlyIfNobodySavedItMeanwhile(): void
+    {
+        $id = SessionId::generate();
+        $other = $this->createStore();
+        $other->write($id, ['old' => true], 10);
+        $checks = 0;
+        $store = new FileSessionStore($this->dir, function () use (&$checks, $other, $id): int {
+            if (++$checks === 1) {
+                // between read()'s expiry check and its deletion: another process saves
+                $other->write($id, ['fresh' => true], 3600);
+            }
+
+            return $this->now + 100;
+        });
+
+        self::assertNull($store->read($id), 'expired when read');
+        self::assertSame(['fresh' => true], $other->read($id), 'the fresh save was kept');
+        self::assertGreaterThan(1, $checks, 'checked again under the lock');
+    }
+
     public function testAWriteLeavesNoTemporaryFileBehind(): void
     {
         $store = $this->createStore();
