@@ -358,7 +358,18 @@ abstract class Model implements \JsonSerializable, DirectAttributes
         $table = static::tableName();
         $primaryKey = static::$primaryKey;
 
-        return self::$findSql[$driver][$table][$primaryKey] ??= Query::on($db)->table($table)->where($primaryKey, 0)->limit(1)->toSql()[0];
+        return self::$findSql[$driver][$table][$primaryKey] ??= Query::on($db)->table($table)->where($primaryKey, self::keyPlaceholder($driver, $primaryKey))->limit(1)->toSql()[0];
+    }
+
+    /**
+     * The key in find()'s query. PostgreSQL takes a parameter's type from the column and
+     * fails the query for a whole number past an INT column's range (2^31 - 1), where the
+     * other servers find no row: an int key is compared as BIGINT there (the INT column's
+     * index still serves).
+     */
+    private static function keyPlaceholder(string $driver, string $primaryKey): Raw|int
+    {
+        return $driver === 'pgsql' && \in_array(self::castOf($primaryKey), ['int', 'integer'], true) ? Query::raw('CAST(? AS BIGINT)', [0]) : 0;
     }
 
     private static function castOf(string $key): ?string

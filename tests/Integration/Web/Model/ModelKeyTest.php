@@ -65,6 +65,11 @@ final class ModelKeyTest extends DatabaseTestCase
             foreach (['1abc', 'abc', '1.5', '', '99999999999999999999'] as $key) {
                 self::assertNull(User::find($key), "find('{$key}')");
             }
+            // Whole numbers past the column's range (PostgreSQL's INT ends at 2^31 - 1 and
+            // refuses larger values in the comparison with 22003): no such row, not a 500.
+            foreach ([2_147_483_648, \PHP_INT_MAX, -2_147_483_649, '2147483648', (string) \PHP_INT_MAX] as $key) {
+                self::assertNull(User::find($key), "find({$key})");
+            }
             self::assertSame('Ada', User::find('01')?->name, 'digits still find the row');
             self::assertSame('Ada', User::find('1')?->name);
             try {
