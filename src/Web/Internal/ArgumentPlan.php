@@ -32,7 +32,8 @@ use ReflectionUnionType;
  * 5. anything else → HandlerError naming the handler and the parameter.
  *
  * Casts: int accepts /-?\d+/ within PHP_INT range (leading zeros allowed), float decimal
- * or exponent notation (finite), bool "1"/"true"/"0"/"false" (any case).
+ * or exponent notation (finite), bool "1"/"true"/"0"/"false" (any case); a union of these
+ * (int|float) takes the first that fits, in that order.
  *
  * @internal
  */
@@ -162,17 +163,24 @@ final class ArgumentPlan
         if (\in_array('string', $names, true) || \in_array('mixed', $names, true)) {
             return 'string';
         }
-        foreach (['int', 'float', 'bool'] as $scalar) {
-            if (\in_array($scalar, $names, true)) {
-                return $scalar;
-            }
-        }
+        // A union of scalars (int|float) takes the first cast the value passes, in this order.
+        $casts = \array_values(\array_intersect(['int', 'float', 'bool'], $names));
 
-        return null;
+        return $casts === [] ? null : \implode('|', $casts);
     }
 
     private static function cast(string $value, string $type): int|float|bool
     {
+        if (\str_contains($type, '|')) {
+            foreach (\explode('|', $type) as $one) {
+                try {
+                    return self::cast($value, $one);
+                } catch (NotFound) {
+                }
+            }
+
+            throw new NotFound();
+        }
         switch ($type) {
             case 'int':
                 if (\preg_match('/\A(-?)0*(\d{1,19})\z/', $value, $m) === 1) {

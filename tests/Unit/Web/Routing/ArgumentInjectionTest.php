@@ -90,6 +90,22 @@ final class ArgumentInjectionTest extends TestCase
         }
     }
 
+    /** A union of scalar types takes the first of int, float, bool that the value is. */
+    public function testAUnionOfScalarsTakesTheFirstCastThatFits(): void
+    {
+        $app = self::app();
+        $app->get('/n/{n}', static fn (int|float $n) => [$n]);
+        $app->get('/f/{flag}', static fn (bool|int $flag) => [$flag]);
+        self::assertSame([2], self::json(self::get($app, '/n/2')));
+        self::assertSame([1.5], self::json(self::get($app, '/n/1.5')));
+        self::assertSame([-12.5], self::json(self::get($app, '/n/-1.25e1')));
+        self::assertSame(404, self::get($app, '/n/abc')->getStatus());
+        self::assertSame([7], self::json(self::get($app, '/f/7')));
+        self::assertSame([true], self::json(self::get($app, '/f/true')));
+        self::assertSame([1], self::json(self::get($app, '/f/1')), 'int comes first');
+        self::assertSame(404, self::get($app, '/f/1.5')->getStatus());
+    }
+
     public function testRequestRouteResultServicesAppAndDefaults(): void
     {
         $app = self::app();
