@@ -27,26 +27,65 @@ final class BodyWriter
     /**
      * @param \Closure(bool): void $writing
      * @throws SocketException if the socket fails or the file cannot be read
+     * @throws \LogicException if a StreamBody gives more or fewer bytes than its length;
+     *         whatever a StreamBody's iterable throws passes through
      */
     public static function write(Socket $socket, ResponseBody $body, bool $chunked, \Closure $writing): void
     {
         if ($body instanceof FileBody) {
             self::writeFile($socket, $body, $writing);
         } elseif ($body instanceof StreamBody) {
-            $writing(false); // the head went out: the first chunk may take its time too
-            foreach ($body->getChunks() as $chunk) {
-                if ($chunk === '') {
-                    continue;
-                }
-                $writing(true);
-                $socket->write($chunked ? ResponseEncoder::chunk($chunk) : $chunk);
-                $writing(false);
-            }
-            if ($chunked) {
-                $writing(true);
-                $socket->write(ResponseEncoder::lastChunk());
-            }
+            self::writeStream($socket, $body, $chunked, $writing);
         }
+    }
+
+    /**
+     * A stream's chunks. One of a stated length must give exactly that many bytes: the head
+     * said Content-Length, so a byte more would be read as the start of the next response
+     * on a kept-alive connection, and a byte less would leave the client waiting for it.
+     * The bytes past the length are not sent, and either way a \LogicException says so
+     * (the connection logs it and closes).
+     *
+     * @param \Closure(bool): void $writing
+     */
+    private static function writeStream(Socket $socket, StreamBody $body, bool $chunked, \Closure $writing): void
+    {
+        $left = $chunked ? null : $body->getLength();
+        $writing(false); // the head went out: the first chunk may take its time too
+        foreach ($body->getChunks() as $chunk) {
+            if ($chunk === '') {
+                continue;
+            }
+            if ($left !== null) {
+                if (\strlen($chunk) > $left) {
+                    if ($left > 0) {
+                        $writing(true);
+                        $socket->write(\substr($chunk, 0, $left));
+                    }
+                    throw self::wrongLength($body, 'more');
+                }
+                $left -= \strlen($chunk);
+            }
+            $writing(true);
+            $socket->write($chunked ? ResponseEncoder::chunk($chunk) : $chunk);
+            $writing(false);
+        }
+        if ($left !== null && $left > 0) {
+            throw self::wrongLength($body, 'fewer');
+        }
+        if ($chunked) {
+            $writing(true);
+            $socket->write(ResponseEncoder::lastChunk());
+        }
+    }
+
+    private static function wrongLength(StreamBody $body, string $moreOrFewer): \LogicException
+    {
+        return new \LogicException(\sprintf(
+            'A StreamBody of length %d gave %s bytes than that; the response was cut and its connection closed',
+            $body->getLength(),
+            $moreOrFewer,
+        ));
     }
 
     /** @param \Closure(bool): void $writing */

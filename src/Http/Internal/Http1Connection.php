@@ -41,7 +41,7 @@ use function Petrel\sleep;
  * and hears of its end through ConnectionHost::connectionClosed(), once, whether it ended in
  * its coroutine or was closed while parked.
  *
- * Why one class of ~460 lines: reading, parking, responding, upgrading and lingering are
+ * Why one class of ~480 lines: reading, parking, responding, upgrading and lingering are
  * one state machine over the same fields (phase, deadline, parser, socket) that the
  * server reads; what needs none of them lives apart (RequestParser, ResponseEncoder,
  * BodyWriter, ConnectionRunners).
@@ -384,9 +384,19 @@ final class Http1Connection
         } else {
             $this->socket->write($encoder->encodeHead($response, $protocol, $keepAlive, $isHead, $this->date));
             if (ResponseEncoder::sendsBody($response, $isHead)) {
-                BodyWriter::write($this->socket, $body, $encoder->usesChunking($response, $protocol, $isHead), function (bool $writing): void {
-                    $this->deadline = $writing ? \hrtime(true) * 1e-9 + $this->writeTimeout : \INF;
-                });
+                try {
+                    BodyWriter::write($this->socket, $body, $encoder->usesChunking($response, $protocol, $isHead), function (bool $writing): void {
+                        $this->deadline = $writing ? \hrtime(true) * 1e-9 + $this->writeTimeout : \INF;
+                    });
+                } catch (SocketException | CancelledException $gone) {
+                    throw $gone;
+                } catch (\Throwable $error) {
+                    // A stream that threw, or gave more or fewer bytes than its length: the
+                    // head is out, so no 500 can replace it; closing tells the client the
+                    // body is cut.
+                    $this->host->logError($error, $request);
+                    $keepAlive = false;
+                }
             }
         }
         $this->accessLog?->log($request, $response);

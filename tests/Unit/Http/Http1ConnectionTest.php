@@ -18,6 +18,7 @@ use Petrel\Http\Request;
 use Petrel\Http\Response;
 use Petrel\Http\Server;
 use Petrel\Http\ServerConfig;
+use Petrel\Http\StreamBody;
 use Petrel\Socket\Socket;
 use Petrel\Tests\Support\AsyncTestCase;
 
@@ -238,6 +239,29 @@ final class Http1ConnectionTest extends AsyncTestCase
             $this->waitClosed($connection);
             self::assertSame(['first' => \INF, 'between' => \INF], $seen);
             self::assertStringEndsWith("1\r\na\r\n1\r\nb\r\n0\r\n\r\n", $socket->written());
+        });
+    }
+
+    public function testABodyThatFailsAfterItsHeadIsLoggedAndCutByAClose(): void
+    {
+        $this->async(function (): void {
+            $handler = static fn (Request $request): Response => match ($request->getPath()) {
+                '/throws' => Response::stream((static function (): \Generator {
+                    yield 'part';
+                    throw new \RuntimeException('the stream failed');
+                })()),
+                '/long' => new Response(200, [], new StreamBody(['hello world'], 5)),
+                default => Response::text('next'),
+            };
+            $next = "GET /next HTTP/1.1\r\nHost: x\r\n\r\n";
+            [$socket] = $this->serve(["GET /throws HTTP/1.1\r\nHost: x\r\n\r\n{$next}"], $handler);
+            self::assertStringEndsWith("4\r\npart\r\n", $socket->written(), 'no last chunk: the client sees a cut body');
+            self::assertSame(['the stream failed'], $this->logged, 'logged with its request, not lost in the runner');
+            self::assertTrue($socket->isClosed());
+
+            [$socket] = $this->serve(["GET /long HTTP/1.1\r\nHost: x\r\n\r\n{$next}"], $handler);
+            self::assertStringEndsWith("Content-Length: 5\r\n\r\nhello", $socket->written(), 'nothing past the length, no next response');
+            self::assertStringContainsString('gave more bytes', $this->logged[1] ?? '');
         });
     }
 
