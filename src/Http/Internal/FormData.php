@@ -68,12 +68,8 @@ final class FormData
     {
         $parser = new MultipartParser($limits, $body, MultipartParser::boundary($contentType));
         ['fields' => $fields, 'files' => $files, 'tempFiles' => $tempFiles] = $parser->parse();
-        $tree = [];
-        foreach ($files as [$name, $file]) {
-            self::insertFile($tree, $name, $file);
-        }
 
-        return [self::fromPairs($fields, $limits->maxFormFields), $tree, $tempFiles];
+        return [self::fromPairs($fields, $limits->maxFormFields), self::fileTree($files, $limits->maxFormFields), $tempFiles];
     }
 
     /**
@@ -91,37 +87,26 @@ final class FormData
     }
 
     /**
-     * Places $file in $tree under a field name such as "avatar", "docs[]" or "a[b][c]".
+     * The files nested by their field names ("avatar", "docs[]", "a[b][c]") as the fields
+     * are, so by parse_str's rules too: "user.avatar" is "user_avatar", as in $_POST and
+     * $_FILES, and a name nested too deep is a 400. Each file's number in the list stands
+     * in for it while parse_str builds the tree.
      *
-     * @param array<string, UploadedFile|array<mixed>> $tree
-     * @throws HttpException 400 for a name nested deeper than max_input_nesting_level
+     * @param list<array{string, UploadedFile}> $files
+     * @return array<string, UploadedFile|array<mixed>>
      */
-    public static function insertFile(array &$tree, string $name, UploadedFile $file): void
+    private static function fileTree(array $files, int $maxFields): array
     {
-        $open = \strpos($name, '[');
-        if ($open === false || $open === 0 || !\str_ends_with($name, ']')) {
-            $tree[$name] = $file;
+        if ($files === []) {
+            return [];
+        }
+        $tree = self::fromPairs(\array_map(static fn (array $file, int $i): array => [$file[0], (string) $i], $files, \array_keys($files)), $maxFields);
+        \array_walk_recursive($tree, static function (mixed &$leaf) use ($files): void {
+            $leaf = $files[(int) $leaf][1];
+        });
 
-            return;
-        }
-        $keys = \explode('][', \substr($name, $open + 1, -1));
-        if (\count($keys) > self::nestingLimit()) {
-            throw new HttpException(400, 'Form field name nested too deep');
-        }
-        $node = &$tree;
-        $node = &$node[\substr($name, 0, $open)];
-        foreach ($keys as $key) {
-            if (!\is_array($node)) {
-                $node = [];
-            }
-            if ($key === '') {
-                $node[] = null;
-                \end($node);
-                $key = \key($node);
-            }
-            $node = &$node[$key];
-        }
-        $node = $file;
+        /** @var array<string, UploadedFile|array<mixed>> $tree */
+        return $tree;
     }
 
     private static function fieldLimit(int $maxFields): int
@@ -140,12 +125,5 @@ final class FormData
         }
 
         return \strlen($data) - \strlen(\str_replace(\str_split($separators), '', $data));
-    }
-
-    private static function nestingLimit(): int
-    {
-        $ini = (int) \ini_get('max_input_nesting_level');
-
-        return $ini > 0 ? $ini : 64;
     }
 }

@@ -316,6 +316,33 @@ final class MultipartTest extends TestCase
         self::assertInstanceOf(UploadedFile::class, $file[0]);
     }
 
+    /**
+     * Files are nested by their field names as the fields are, by parse_str's rules (PHP's
+     * for $_POST and $_FILES): "user.avatar" and " my file" name "user_avatar" and
+     * "my_file", where files kept the names as sent while fields did not.
+     */
+    public function testFileFieldNamesAreTakenAsPhpTakesThem(): void
+    {
+        $request = self::request(self::body([
+            ['user.avatar', 'png', 'a.png'],
+            [' my file', 'txt', 'b.txt'],
+            ['docs[x][]', 'one', 'c.txt'],
+            ['docs[x][]', 'two', 'd.txt'],
+            ['docs[y.z]', 'three', 'e.txt'],
+            ['user.name', 'eve'],
+        ]));
+        self::assertSame(['user_name' => 'eve'], $request->getParsedBody());
+        $files = $request->getUploadedFiles();
+        self::assertSame(['user_avatar', 'my_file', 'docs'], \array_keys($files));
+        self::assertInstanceOf(UploadedFile::class, $files['user_avatar']);
+        self::assertSame('a.png', $files['user_avatar']->getClientFilename());
+        self::assertIsArray($files['docs']);
+        self::assertIsArray($files['docs']['x']);
+        self::assertSame(['one', 'two'], \array_map(static fn (UploadedFile $f): string => $f->getContents(), $files['docs']['x']));
+        self::assertInstanceOf(UploadedFile::class, $files['docs']['y.z']);
+        self::assertSame('three', $files['docs']['y.z']->getContents());
+    }
+
     /** PHP's parser takes bare LF line ends (hand-written clients send them); they got a 400. */
     public function testBareLfLineEndsAreTakenAsPhpTakesThem(): void
     {
