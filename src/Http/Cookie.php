@@ -9,6 +9,8 @@ use Petrel\Http\Internal\FieldLines;
 /**
  * A cookie to set (RFC 6265 §4.1). Safe defaults: Path=/, HttpOnly, SameSite=Lax. The value
  * is percent-encoded (rawurlencode), so any string round-trips through Request::getCookie().
+ * A cookie that browsers would drop (SameSite=None or a "__Secure-"/"__Host-" name without
+ * Secure, a "__Host-" one with a Domain or another Path) is a \ValueError.
  */
 final readonly class Cookie
 {
@@ -16,7 +18,8 @@ final readonly class Cookie
 
     /**
      * @param int|\DateTimeInterface|null $expires Unix timestamp or date; null for a session cookie
-     * @param string|null $sameSite 'Lax', 'Strict', 'None' or null to omit the attribute
+     * @param string|null $sameSite 'Lax', 'Strict', 'None' (needs $secure) or null to omit the attribute
+     * @throws \ValueError for an invalid name, path, domain or SameSite, or a cookie browsers would drop
      */
     public function __construct(
         public string $name,
@@ -44,12 +47,16 @@ final readonly class Cookie
             'none' => 'None',
             default => throw new \ValueError(\sprintf('Invalid SameSite value "%s"', $sameSite)),
         };
+        self::checkBrowserRules($name, $path, $domain, $secure, $this->sameSite);
     }
 
-    /** A cookie that makes the browser delete $name (empty value, expired, Max-Age=0). */
+    /**
+     * A cookie that makes the browser delete $name (empty value, expired, Max-Age=0); Secure
+     * for a "__Secure-" or "__Host-" name, which a browser takes only with it.
+     */
     public static function expired(string $name, ?string $path = '/', ?string $domain = null): self
     {
-        return new self($name, '', 1, 0, $path, $domain);
+        return new self($name, '', 1, 0, $path, $domain, self::hasSecurePrefix($name));
     }
 
     /** The value of a Set-Cookie header line. */
@@ -80,5 +87,29 @@ final readonly class Cookie
         }
 
         return $line;
+    }
+
+    /**
+     * Rules under which browsers drop a Set-Cookie without a word (RFC 6265bis §4.1.3,
+     * §5.6.7): SameSite=None needs Secure; a "__Secure-" name needs Secure; a "__Host-"
+     * name needs Secure, Path=/ and no Domain. Broken here, they fail where they are made.
+     */
+    private static function checkBrowserRules(string $name, ?string $path, ?string $domain, bool $secure, ?string $sameSite): void
+    {
+        if (!$secure && ($sameSite === 'None' || self::hasSecurePrefix($name))) {
+            throw new \ValueError(\sprintf(
+                'Cookie "%s" must be Secure (%s): browsers drop it otherwise',
+                $name,
+                $sameSite === 'None' ? 'SameSite=None' : 'its name prefix',
+            ));
+        }
+        if (\strncasecmp($name, '__Host-', 7) === 0 && ($path !== '/' || $domain !== null)) {
+            throw new \ValueError(\sprintf('Cookie "%s" must have Path=/ and no Domain: browsers drop it otherwise', $name));
+        }
+    }
+
+    private static function hasSecurePrefix(string $name): bool
+    {
+        return \strncasecmp($name, '__Secure-', 9) === 0 || \strncasecmp($name, '__Host-', 7) === 0;
     }
 }

@@ -115,6 +115,12 @@ final class ResponseTest extends TestCase
         yield 'cookie path with ;' => [static fn () => new Cookie('a', 'v', path: '/; Domain=evil')];
         yield 'cookie domain with CRLF' => [static fn () => new Cookie('a', 'v', domain: "x\r\ny")];
         yield 'cookie SameSite' => [static fn () => new Cookie('a', 'v', sameSite: 'Sometimes')];
+        // Cookies browsers drop without a word: better a failure where they are made.
+        yield 'cookie SameSite=None without Secure' => [static fn () => new Cookie('a', 'v', sameSite: 'None')];
+        yield 'cookie __Secure- without Secure' => [static fn () => new Cookie('__Secure-a', 'v')];
+        yield 'cookie __Host- without Secure' => [static fn () => new Cookie('__Host-a', 'v')];
+        yield 'cookie __Host- with a Domain' => [static fn () => new Cookie('__Host-a', 'v', domain: 'example.com', secure: true)];
+        yield 'cookie __Host- with another Path' => [static fn () => new Cookie('__host-a', 'v', path: '/app', secure: true)];
         yield 'CRLF in a file content type' => [static fn () => Response::file(__FILE__, "text/html\r\nX-Evil: 1")];
         yield 'file range' => [static fn () => new FileBody(__FILE__, 0, \PHP_INT_MAX)];
     }
@@ -153,6 +159,12 @@ final class ResponseTest extends TestCase
         $date = new \DateTimeImmutable('2030-01-02 03:04:05', new \DateTimeZone('Europe/Paris'));
         self::assertStringContainsString('Expires=Wed, 02 Jan 2030 02:04:05 GMT', (new Cookie('d', 'x', $date))->toHeaderValue());
         self::assertSame([], Response::text('')->getCookies());
+        self::assertStringEndsWith('; Secure; HttpOnly; SameSite=None', (new Cookie('embed', 'x', secure: true, sameSite: 'none'))->toHeaderValue());
+        self::assertSame(
+            '__Host-id=; Expires=Thu, 01 Jan 1970 00:00:01 GMT; Max-Age=0; Path=/; Secure; HttpOnly; SameSite=Lax',
+            Cookie::expired('__Host-id')->toHeaderValue(),
+            'deleting a prefixed cookie takes Secure too',
+        );
     }
 
     public function testStatusTable(): void
