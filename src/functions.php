@@ -15,7 +15,8 @@ use Throwable;
 /**
  * Starts $function in a new coroutine and returns its handle. The coroutine runs at once,
  * until it first suspends. An exception it throws is rethrown by join(); if nobody ever
- * joins, it is reported (STDERR by default), never fatal to the process.
+ * joins, it is reported (STDERR by default), never fatal to the process — unless it is the
+ * coroutine's own cancellation (cancel()), which is what its canceller asked for.
  */
 function go(Closure $function, mixed ...$args): Coroutine
 {

@@ -113,6 +113,8 @@ final class Coroutine
     /**
      * Cancels the coroutine: the call it is suspended in (or its next one) throws $reason, or
      * a CancelledException. Cancellation is sticky; it has no effect on a finished coroutine.
+     * A coroutine that ends with this very exception did what was asked: join() rethrows
+     * it, but nobody joining is no error to report.
      */
     public function cancel(?CancelledException $reason = null): void
     {
@@ -122,6 +124,17 @@ final class Coroutine
         $this->cancelled = $reason ?? new CancelledException("Coroutine #{$this->id} was cancelled");
         $this->suspension?->throw($this->cancelled);
         $this->child?->cancel($this->cancelled);
+    }
+
+    /**
+     * What a suspending call of this coroutine throws now, if anything: its cancellation,
+     * or the TimeoutException of a timeout() scope of its that has expired. For code that
+     * must tell its caller's interruption from a failure of its own (a pool's health check
+     * cut short says nothing about the connection checked).
+     */
+    public function interruption(): ?CancelledException
+    {
+        return $this->cancelled ?? ($this->expired === [] ? null : \reset($this->expired));
     }
 
     /**
@@ -149,7 +162,10 @@ final class Coroutine
                 }
             }
         }
-        if ($this->error !== null) {
+        // Ended by its own cancellation: the outcome its canceller asked for, not a failure
+        // that would vanish unreported (a CancelledException of another coroutine it
+        // joined, or of an expired timeout() of its own, is one).
+        if ($this->error !== null && $this->error !== $this->cancelled) {
             $this->unobserved = new UnobservedError($this->scheduler, $this->error, $this->id);
         }
         $this->finished = true;
