@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Petrel\Pool;
 
 use Closure;
+use Petrel\Coroutine\CancelledException;
 use Petrel\Coroutine\Scheduler;
 use Petrel\Coroutine\Suspension;
 use Petrel\Pool\Internal\ConnectionHealth;
@@ -80,8 +81,15 @@ final class Pool
                 throw new PoolException("Pool \"{$this->name}\" is closed");
             }
             while (($entry = \array_pop($this->idle)) !== null) {
-                if ($this->health->reusable($entry[0], $entry[1], $entry[2])) {
-                    return $entry[0];
+                try {
+                    if ($this->health->reusable($entry[0], $entry[1], $entry[2])) {
+                        return $entry[0];
+                    }
+                } catch (CancelledException $interrupted) {
+                    // Our cancellation or deadline cut its health check short: closed (cut
+                    // mid-exchange), and the idle ones left for a caller that can wait.
+                    $this->discard($entry[0]);
+                    throw $interrupted;
                 }
                 $this->destroy($entry[0]);
             }

@@ -5,6 +5,8 @@ declare(strict_types=1);
 namespace Petrel\Pool\Internal;
 
 use Closure;
+use Petrel\Coroutine\CancelledException;
+use Petrel\Coroutine\Scheduler;
 use Petrel\Pool\PoolConfig;
 use Throwable;
 
@@ -57,6 +59,9 @@ final class ConnectionHealth
      * coroutine.
      *
      * @param T $connection
+     * @throws CancelledException the caller's cancellation or expired deadline, when it cut
+     *                            the round trip short: that says nothing about the
+     *                            connection, and every other check would fail the same way
      */
     public function reusable(object $connection, float $idleSince, float $born): bool
     {
@@ -75,10 +80,18 @@ final class ConnectionHealth
             return true;
         }
         try {
-            return ($this->healthCheck)($connection) !== false;
+            if (($this->healthCheck)($connection) !== false) {
+                return true;
+            }
         } catch (Throwable) {
-            return false;
+            // Dead, unless the caller was interrupted: see below.
         }
+        $interruption = Scheduler::get()->currentOrMain()->interruption();
+        if ($interruption !== null) {
+            throw $interruption;
+        }
+
+        return false;
     }
 
     /**
