@@ -20,6 +20,11 @@ final class CommandArgs
         'SUBSCRIBE' => 'subscribe()',
         'PSUBSCRIBE' => 'psubscribe()',
         'SSUBSCRIBE' => 'a dedicated client (sharded pub/sub is not supported)',
+        // Allowed outside subscriber mode, they answer once per name (RESP2: the next
+        // commands would get those replies) or only with push data (RESP3: no reply comes).
+        'UNSUBSCRIBE' => 'unsubscribe(), or return false from the subscribe() callback',
+        'PUNSUBSCRIBE' => 'unsubscribe(), or return false from the psubscribe() callback',
+        'SUNSUBSCRIBE' => 'a dedicated client (sharded pub/sub is not supported)',
         'MONITOR' => 'redis-cli (MONITOR turns the connection into a stream)',
         'MULTI' => 'transaction()',
         'EXEC' => 'transaction()',

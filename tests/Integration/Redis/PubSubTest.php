@@ -167,6 +167,36 @@ final class PubSubTest extends RedisTestCase
         });
     }
 
+    /**
+     * Outside subscriber mode the server answers UNSUBSCRIBE a b with a reply per channel
+     * (RESP2), or with push data and no reply at all (RESP3): sent as a command, every later
+     * reply went to the command after its own, or the call waited for ever.
+     */
+    #[DataProvider('protocols')]
+    public function testUnsubscribeCommandsAreRefusedSoRepliesStayInStep(int $protocol): void
+    {
+        $this->async(function () use ($protocol): void {
+            $redis = $this->connect(self::config()->withProtocol($protocol));
+            $redis->set('k', 'v');
+            foreach (['UNSUBSCRIBE' => ['a', 'b'], 'punsubscribe' => ['p*', 'q*'], 'SUNSUBSCRIBE' => ['a', 'b'], 'unsubscribe' => []] as $name => $names) {
+                try {
+                    timeout(2.0, static fn () => $redis->command($name, ...$names));
+                    self::fail("{$name} through command() should be refused");
+                } catch (RedisError $e) {
+                    self::assertStringStartsWith('Redis ' . \strtoupper($name) . ' cannot be sent through command()', $e->getMessage());
+                }
+                try {
+                    $redis->pipeline(static fn ($pipeline) => $pipeline->command($name, ...$names));
+                    self::fail("{$name} in a pipeline should be refused");
+                } catch (RedisError) {
+                }
+                self::assertSame('v', $redis->get('k'));
+                self::assertSame(['v', 'PONG'], [$redis->command('GET', 'k'), $redis->ping()]);
+            }
+            self::assertTrue($redis->isUsable());
+        });
+    }
+
     public function testACallbackExceptionEndsTheSubscriptionAndPropagates(): void
     {
         $this->async(function (): void {
