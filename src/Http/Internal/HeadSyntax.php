@@ -85,6 +85,31 @@ final class HeadSyntax
     }
 
     /**
+     * RFC 9112 §3.2.2: a request in absolute-form ("GET http://a.example/x", as sent to a
+     * proxy) names its host in the target, and the server must use that and ignore the Host
+     * header, so that the application, which reads Host, sees the host the request was
+     * meant for. A target's userinfo ("http://user@host/") is a 400 like a Host's. A Host
+     * that is missing (HTTP/1.1) or sent twice stays so, for the 400 that follows.
+     *
+     * @param array<string, list<string>> $headers
+     * @return array<string, list<string>>
+     */
+    public static function hostOfAbsoluteForm(string $target, array $headers, string $version): array
+    {
+        $start = (int) \strpos($target, '://') + 3;
+        $authority = \substr($target, $start, \strcspn($target, '/?#', $start));
+        if (\strpbrk($authority, "@\\") !== false) {
+            throw new HttpException(400, 'Invalid request target');
+        }
+        $hosts = \count($headers['host'] ?? []);
+        if ($hosts === 1 || ($hosts === 0 && $version === '1.0')) {
+            $headers['host'] = [$authority];
+        }
+
+        return $headers;
+    }
+
+    /**
      * The error the first bytes of a head, $buffer from $offset to $end, already prove, or
      * null. The parser asks on every partial head, and again after any other error in a
      * complete head (then $end takes in the first three bytes of the blank line, the longest

@@ -273,6 +273,9 @@ final class RequestParser
                 if (isset($headers['host'][0]) && \strpbrk($headers['host'][0], "/?#@\\ \t") !== false) {
                     throw new HttpException(400, 'Invalid Host header');
                 }
+                if ($target[0] !== '/' && $target !== '*' && $method !== 'CONNECT') {
+                    $headers = HeadSyntax::hostOfAbsoluteForm($target, $headers, $version);
+                }
                 $this->lastHead = $head;
                 $this->lastBodiless = null;
                 $this->lastBodilessBytes = '';

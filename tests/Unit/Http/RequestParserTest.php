@@ -127,6 +127,29 @@ final class RequestParserTest extends TestCase
         self::assertSame('PROPFIND', $requests[3]->getMethod());
     }
 
+    /**
+     * RFC 9112 §3.2.2: the host of an absolute-form target replaces the Host header, which
+     * the application reads (a proxy-style request must not be taken for another host's).
+     */
+    public function testAnAbsoluteFormTargetsHostIsTheRequestsHost(): void
+    {
+        $requests = ParserHarness::whole(
+            "GET http://real.example:8080/p?x=1 HTTP/1.1\r\nHost: other.example\r\n\r\n"
+            . "GET https://real.example HTTP/1.0\r\n\r\n"
+            . "GET / HTTP/1.1\r\nHost: a.example\r\n\r\n",
+        );
+        self::assertSame(['real.example:8080', 'real.example', 'a.example'], \array_map(static fn ($r) => $r->getHeader('host'), $requests));
+        self::assertSame(['/p', '/', '/'], \array_map(static fn ($r) => $r->getPath(), $requests));
+
+        foreach ([
+            'userinfo' => "GET http://user@real.example/ HTTP/1.1\r\nHost: real.example\r\n\r\n",
+            'no Host (1.1)' => "GET http://real.example/ HTTP/1.1\r\n\r\n",
+            'two Hosts' => "GET http://real.example/ HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+        ] as $case => $bytes) {
+            self::assertSame(400, ParserHarness::errorStatus([$bytes]), $case);
+        }
+    }
+
     /** @return iterable<string, array{string, bool}> */
     public static function keepAliveCases(): iterable
     {
