@@ -104,7 +104,7 @@ final class StreamSocket implements Socket
         return $line;
     }
 
-    public function write(string $data): void
+    public function write(#[\SensitiveParameter] string $data): void
     {
         if ($this->closed) {
             throw new ClosedException("Cannot write: the connection to {$this->getRemoteAddress()} is closed");

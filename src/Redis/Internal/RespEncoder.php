@@ -32,7 +32,7 @@ final class RespEncoder
      * @throws \ValueError when the command is empty
      * @throws \TypeError  when an argument has an unsupported type
      */
-    public static function encode(array $command, int|string|null $pipelineIndex = null): string
+    public static function encode(#[\SensitiveParameter] array $command, int|string|null $pipelineIndex = null): string
     {
         $count = \count($command);
         if ($count === 2 && \is_string($name = $command[0] ?? null) && \is_string($key = $command[1] ?? null)) {
@@ -64,7 +64,7 @@ final class RespEncoder
      * @throws \ValueError when a command is empty
      * @throws \TypeError  when an argument has an unsupported type
      */
-    public static function encodeMany(array $commands): string
+    public static function encodeMany(#[\SensitiveParameter] array $commands): string
     {
         $out = '';
         foreach ($commands as $index => $command) {

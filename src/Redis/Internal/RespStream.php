@@ -86,7 +86,7 @@ final class RespStream
      *
      * @return list<mixed>
      */
-    public function requestMany(string $payload, int $count): array
+    public function requestMany(#[\SensitiveParameter] string $payload, int $count): array
     {
         $replies = [];
         try {
@@ -110,7 +110,7 @@ final class RespStream
     }
 
     /** Writes without reading (subscriber mode). */
-    public function send(string $payload): void
+    public function send(#[\SensitiveParameter] string $payload): void
     {
         try {
             $this->socket->write($payload);

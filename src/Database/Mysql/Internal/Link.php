@@ -42,7 +42,7 @@ final class Link
      * Starts a command: its payload goes out with sequence id 0, replies follow from 1. The
      * socket's next read waits for the reply rather than trying a read that finds nothing.
      */
-    public function send(string $payload): void
+    public function send(#[\SensitiveParameter] string $payload): void
     {
         $this->framer->resetSequence();
         $bytes = $this->framer->packet($payload);
