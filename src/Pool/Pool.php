@@ -71,11 +71,18 @@ final class Pool
     /**
      * Takes a connection for exclusive use; give it back with release().
      *
+     * @param float|null $timeout seconds to wait for one (INF: for ever); null: the config's
      * @return T
      * @throws PoolExhaustedException if none frees up within the acquire timeout
+     * @throws \InvalidArgumentException for a NaN or negative timeout
      */
     public function acquire(?float $timeout = null): object
     {
+        if ($timeout !== null && ($timeout < 0 || \is_nan($timeout))) {
+            // NaN would pass every comparison and fail far from here, as a LoopError at the
+            // first wait (PoolConfig refuses it the same way).
+            throw new \InvalidArgumentException("Pool \"{$this->name}\": acquire() takes a timeout of zero or more seconds, not {$timeout}");
+        }
         while (true) {
             if ($this->closed) {
                 throw new PoolException("Pool \"{$this->name}\" is closed");

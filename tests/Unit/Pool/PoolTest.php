@@ -131,6 +131,26 @@ final class PoolTest extends AsyncTestCase
         });
     }
 
+    /** A NaN or negative timeout is refused where it is given, not as a LoopError at the wait. */
+    public function testAcquireRefusesATimeoutThatIsNoNumberOfSeconds(): void
+    {
+        $this->async(function (): void {
+            $pool = $this->pool(new PoolConfig(max: 1));
+            $held = $pool->acquire();
+            foreach ([\NAN, -1.0] as $timeout) {
+                try {
+                    $pool->acquire($timeout);
+                    self::fail("acquire({$timeout}) accepted");
+                } catch (\InvalidArgumentException $e) {
+                    self::assertStringContainsString('acquire() takes a timeout of zero or more seconds', $e->getMessage());
+                }
+            }
+            $pool->release($held);
+            self::assertSame($held, $pool->acquire(\INF), 'INF waits as long as it takes');
+            $pool->release($held);
+        });
+    }
+
     public function testLeaseIsPerCoroutineAndReturnedWhenItEndsEvenIfForgotten(): void
     {
         $this->async(function (): void {
