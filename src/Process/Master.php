@@ -92,6 +92,9 @@ final class Master
         if ($config->taskWorkers > 0 && $taskWorkerEntry === null) {
             throw new \InvalidArgumentException('taskWorkers > 0 needs a $taskWorkerEntry');
         }
+        // Loaded now: a master out of descriptors, which must throw and catch it as a fork
+        // fails, could not include its file then ("Class not found", and the master died).
+        \class_exists(ProcessException::class);
         $this->log = $log ??= Log::info(...);
         $this->workers = new WorkerTable($config, $workerEntry, $taskWorkerEntry, $sidecars, $log);
         $this->status = new SupervisionStatus($this->workers, $config->statusFile !== null ? new StatusFile($config->statusFile) : null);
@@ -129,7 +132,12 @@ final class Master
         $pidFile?->write($pid);
         try {
             $this->workers->startWatchdog();
-            $this->workers->spawnAll();
+            try {
+                $this->workers->spawnAll();
+            } catch (ProcessException $error) {
+                $this->workers->killAll(); // those forked before the failure: none serves yet
+                throw $error;
+            }
             if (!$this->awaitBoot()) {
                 return 0;
             }

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Petrel\Process\Internal;
 
 use Closure;
+use Petrel\Process\ProcessException;
 
 /**
  * Planned replacements ("recycles"), one at a time: a ready worker that said "retiring"
@@ -107,12 +108,32 @@ final class RecycleCoordinator
         $now = \microtime(true);
         foreach ($this->workers->all() as $pid => $worker) {
             if ($worker->state === WorkerHandle::READY && $worker->retiringBecause !== null && ($this->notBefore[$worker->number] ?? 0.0) <= $now) {
-                $new = $this->workers->spawn($worker->number);
+                try {
+                    $new = $this->workers->spawn($worker->number);
+                } catch (ProcessException $error) {
+                    $this->postpone($worker, $error->getMessage());
+
+                    return;
+                }
                 $this->current = ['number' => $worker->number, 'old' => $pid, 'new' => $new, 'deadline' => $now + $this->bootTimeout];
 
                 return;
             }
         }
+    }
+
+    /**
+     * The successor of $old could not even be forked (no descriptor left, the process limit
+     * reached): $old keeps serving and the next attempt waits the back-off, as after a
+     * successor that failed to boot. (Uncaught, the exception ended the master, and every
+     * worker with it.)
+     */
+    private function postpone(WorkerHandle $old, string $reason): void
+    {
+        $failures = $this->failures[$old->number] = ($this->failures[$old->number] ?? 0) + 1;
+        $delay = RestartSchedule::backoff($failures);
+        $this->notBefore[$old->number] = \microtime(true) + $delay;
+        ($this->log)(\sprintf('%s %s, but its replacement could not be started: %s; it keeps serving, next attempt in %.1f s', $old->label(), $old->retiringBecause, $reason, $delay));
     }
 
     /** The successor is ready: the old worker, if still there, is retired. */

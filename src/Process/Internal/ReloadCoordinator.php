@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Petrel\Process\Internal;
 
 use Closure;
+use Petrel\Process\ProcessException;
 
 /**
  * Graceful reloads: a new generation of every worker starts beside the old one, which is
@@ -41,11 +42,22 @@ final class ReloadCoordinator
         return $this->current !== null;
     }
 
-    /** Forks the new generation. */
+    /**
+     * Forks the new generation. When that cannot be done (no descriptor left, the process
+     * limit reached), the reload fails as one whose new workers cannot boot: the running
+     * workers keep serving. (Uncaught, the exception ended the master, and every worker
+     * with it.)
+     */
     public function begin(): void
     {
         \assert($this->current === null, 'one reload at a time');
-        $new = $this->workers->spawnAll();
+        try {
+            $new = $this->workers->spawnAll(); // all or none
+        } catch (ProcessException $error) {
+            ($this->log)("reload failed, keeping the running workers: {$error->getMessage()}");
+
+            return;
+        }
         $this->current = ['new' => $new, 'deadline' => \microtime(true) + $this->bootTimeout];
         ($this->log)(\sprintf('reloading: started %d new worker(s)', \count($new)));
     }

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Petrel\Process\Internal;
 
 use Closure;
+use Petrel\Process\ProcessException;
 
 /**
  * Restarts of workers that died unplanned (a "crash": whatever exit the master did not ask
@@ -77,14 +78,23 @@ final class RestartSchedule
         $this->due[$number] = \microtime(true) + $delay;
     }
 
-    /** Forks the workers whose restart is due; kills those restarted that are not ready in time. */
+    /**
+     * Forks the workers whose restart is due; kills those restarted that are not ready in
+     * time. One that cannot be forked (no descriptor left, the process limit reached) is
+     * retried after the back-off, as one that cannot boot. (Uncaught, the exception ended
+     * the master, and every worker that was serving with it.)
+     */
     public function spawnDue(): void
     {
         $now = \microtime(true);
         foreach ($this->due as $number => $at) {
             if ($at <= $now) {
                 unset($this->due[$number]);
-                $this->booting[$this->workers->spawn($number)] = $now + $this->bootTimeout;
+                try {
+                    $this->booting[$this->workers->spawn($number)] = $now + $this->bootTimeout;
+                } catch (ProcessException $error) {
+                    $this->afterForkFailure($number, $error);
+                }
             }
         }
         foreach ($this->booting as $pid => $deadline) {
@@ -104,5 +114,14 @@ final class RestartSchedule
     {
         $this->due = [];
         $this->booting = [];
+    }
+
+    /** A restart of $number could not be forked: logged, and tried again after the back-off. */
+    private function afterForkFailure(int $number, ProcessException $error): void
+    {
+        $failures = $this->bootFailures[$number] = ($this->bootFailures[$number] ?? 0) + 1;
+        $delay = self::backoff($failures);
+        ($this->log)(\sprintf('cannot start %s: %s; retrying in %.1f s', $this->workers->labelOf($number), $error->getMessage(), $delay));
+        $this->schedule($number, $delay);
     }
 }

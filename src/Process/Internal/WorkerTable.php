@@ -123,7 +123,9 @@ final class WorkerTable
     }
 
     /**
-     * Forks one worker process of every number, in order.
+     * Forks one worker process of every number, in order: all or none. When one cannot be
+     * forked, those forked already are retired (none serves yet), so a failed reload does
+     * not leave half a generation running beside the old one.
      *
      * @return list<int> their pids
      * @throws ProcessException
@@ -131,8 +133,15 @@ final class WorkerTable
     public function spawnAll(): array
     {
         $pids = [];
-        for ($number = 1; $number <= $this->slots(); $number++) {
-            $pids[] = $this->spawn($number);
+        try {
+            for ($number = 1; $number <= $this->slots(); $number++) {
+                $pids[] = $this->spawn($number);
+            }
+        } catch (ProcessException $error) {
+            foreach ($pids as $pid) {
+                $this->retire($pid);
+            }
+            throw $error;
         }
 
         return $pids;
@@ -142,7 +151,9 @@ final class WorkerTable
      * Forks a worker process for $number; it starts in state STARTING.
      *
      * @return int its pid
-     * @throws ProcessException if the pipe or the fork cannot be had
+     * @throws ProcessException if the pipe or the fork cannot be had (no descriptor left,
+     *         the process limit reached): the caller retries later, as for a worker that
+     *         cannot boot; the master must not end over it
      */
     public function spawn(int $number): int
     {
@@ -151,9 +162,12 @@ final class WorkerTable
             ($this->log)("{$this->labelOf($number)} starts without the blocking detector: all {$this->watchdog->capacity} slots are in use");
         }
         $cells = $slot !== null ? $this->watchdog?->cells($slot) : null;
-        $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
+        $pair = @\stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
         if ($pair === false) {
-            throw new ProcessException('Cannot create a pipe for a new worker');
+            if ($slot !== null) {
+                $this->watchdog?->release($slot);
+            }
+            throw new ProcessException('Cannot create a pipe for a new worker: ' . \preg_replace('/^stream_socket_pair\(\): /', '', \error_get_last()['message'] ?? 'unknown error'));
         }
         // The signals a worker resets are blocked across the fork, so a SIGTERM sent to a
         // worker that has not run yet (a stop right after a recycle started, on a loaded

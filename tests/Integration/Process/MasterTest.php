@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Petrel\Tests\Integration\Process;
 
+use Petrel\Process\PidFile;
 use Petrel\Tests\Support\PetrelProcess;
 use PHPUnit\Framework\TestCase;
 
@@ -136,6 +137,74 @@ final class MasterTest extends TestCase
             self::assertFalse(\Petrel\Process\PidFile::isAlive($pid));
         }
         self::assertFileDoesNotExist("{$this->dir}/master.pid");
+    }
+
+    /**
+     * A restart the master cannot fork (no descriptor left for the worker's pipe; the
+     * process limit of a container is the same failure) threw out of the master's loop:
+     * the master exited ("could not start: …", exit 1) and every worker that was serving
+     * stopped with it. It is retried with the back-off now, and the master serves on.
+     */
+    public function testARestartThatCannotBeForkedIsRetriedAndTheMasterLivesOn(): void
+    {
+        $this->startMaster(workers: 2);
+        [$crashed, $serving] = $this->workerPids('ready');
+        $this->holdEveryDescriptor();
+        \posix_kill($crashed, \SIGKILL);
+        PetrelProcess::waitFor(fn (): bool => \str_contains($this->log(), 'cannot start worker'), 5, "the failed restart to be logged; the master's log:\n" . $this->log());
+        self::assertMatchesRegularExpression('/cannot start worker \d: Cannot create a pipe for a new worker: .*Too many open files; retrying in \d+\.\d s/', $this->log());
+        self::assertTrue($this->masterRunning(), "the master lives on; its log:\n" . $this->log());
+        self::assertTrue(PidFile::isAlive($serving), 'the other worker serves on');
+        \unlink("{$this->dir}/descriptors-full");
+        PetrelProcess::waitFor(fn (): bool => \count($this->workerPids('ready')) === 2 && !\in_array($crashed, $this->workerPids(), true), 15, "the restart once descriptors are free; the master's log:\n" . $this->log());
+    }
+
+    /** A reload whose new workers cannot be forked fails as one that cannot boot: the running workers serve on. */
+    public function testAReloadThatCannotForkKeepsTheRunningWorkers(): void
+    {
+        $this->startMaster(workers: 2);
+        $running = $this->workerPids('ready');
+        $this->holdEveryDescriptor();
+        $this->signalMaster(\SIGUSR1);
+        PetrelProcess::waitFor(fn (): bool => \str_contains($this->log(), 'reload failed'), 5, "the reload to fail; the master's log:\n" . $this->log());
+        self::assertStringContainsString('reload failed, keeping the running workers: Cannot create a pipe for a new worker', $this->log());
+        self::assertTrue($this->masterRunning(), "the master lives on; its log:\n" . $this->log());
+        \unlink("{$this->dir}/descriptors-full");
+        $this->signalMaster(\SIGUSR1);
+        PetrelProcess::waitFor(fn (): bool => \str_contains($this->log(), 'reloaded'), 10, "the next reload to succeed; the master's log:\n" . $this->log());
+        foreach ($running as $pid) {
+            PetrelProcess::waitFor(static fn (): bool => !PidFile::isAlive($pid), 10, "old worker {$pid} to exit");
+        }
+    }
+
+    /** A worker whose successor cannot be forked serves on; the recycle is tried again after the back-off. */
+    public function testARecycleThatCannotForkLeavesTheOldWorkerServing(): void
+    {
+        $this->startMaster(workers: 1);
+        [$old] = $this->workerPids('ready');
+        $this->holdEveryDescriptor();
+        \posix_kill($old, \SIGUSR2); // asks to be replaced, as at --max-requests
+        PetrelProcess::waitFor(fn (): bool => \str_contains($this->log(), 'its replacement could not be started'), 5, "the failed recycle to be logged; the master's log:\n" . $this->log());
+        self::assertTrue($this->masterRunning(), "the master lives on; its log:\n" . $this->log());
+        self::assertTrue(PidFile::isAlive($old), 'the old worker serves on');
+        \unlink("{$this->dir}/descriptors-full");
+        PetrelProcess::waitFor(fn (): bool => \count($this->workerPids('ready')) === 1 && $this->workerPids('ready') !== [$old], 15, "the replacement once descriptors are free; the master's log:\n" . $this->log());
+        PetrelProcess::waitFor(static fn (): bool => !PidFile::isAlive($old), 10, 'the old worker to be retired');
+    }
+
+    /** Makes the master's sidecar take every descriptor it has (fixtures/master.php), and waits until it holds them. */
+    private function holdEveryDescriptor(): void
+    {
+        \touch("{$this->dir}/descriptors-full");
+        \assert($this->process !== null);
+        $master = \proc_get_status($this->process)['pid'];
+        \preg_match('/^Max open files +(\d+)/m', (string) \file_get_contents("/proc/{$master}/limits"), $limit);
+        PetrelProcess::waitFor(static fn (): bool => \count((array) \glob("/proc/{$master}/fd/*")) >= (int) ($limit[1] ?? 64), 5, 'the master to run out of descriptors');
+    }
+
+    private function masterRunning(): bool
+    {
+        return $this->process !== null && \proc_get_status($this->process)['running'];
     }
 
     private function startMaster(int $workers, float $gracefulTimeout = 5.0, float $bootTimeout = 10.0, bool $awaitReady = true): void
