@@ -160,6 +160,23 @@ final class TaskWorkersTest extends AsyncTestCase
     }
 
     /**
+     * A task that submits a task: refused with why. It was told "No task workers here:
+     * start the server with --task-workers=N", which it had been.
+     */
+    public function testATaskThatSubmitsATaskIsToldWhyItCannot(): void
+    {
+        $server = (new PetrelProcess(self::$app, ['--workers=1', '--task-workers=1']))->start();
+        PetrelProcess::waitFor(static fn () => \count(self::taskWorkerPids($server->status())) === 1, 10, 'a ready task worker');
+        $nested = RawHttp::get($server->address, '/task?do=nested&arg=3');
+        self::assertSame(500, $nested->status, $nested->body);
+        self::assertStringContainsString('"class":"Petrel\\\\Task\\\\TaskError"', $nested->body);
+        self::assertMatchesRegularExpression('/Task [^ ]+TestTask cannot be submitted from a task worker \\(pid \\d+\\)/', $nested->body);
+        self::assertStringNotContainsString('--task-workers', $nested->body);
+        self::assertSame(200, RawHttp::get($server->address, '/task?do=echo&arg=4')->status, 'the task worker serves on');
+        self::assertSame(0, $server->stop());
+    }
+
+    /**
      * A task that started every() in its task worker: a tick running when the worker stops
      * finishes (within the graceful timeout) instead of being cut by the process's exit.
      */

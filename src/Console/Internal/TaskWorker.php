@@ -10,6 +10,8 @@ use Petrel\Coroutine\Scheduler;
 use Petrel\Coroutine\Timer;
 use Petrel\Process\WorkerContext;
 use Petrel\Socket\SocketServer;
+use Petrel\Task\Internal\TaskWorkerRunner;
+use Petrel\Task\Tasks;
 use Petrel\Task\TaskServer;
 use Throwable;
 
@@ -57,6 +59,7 @@ final class TaskWorker
 
             return 78;
         }
+        Tasks::setRunner(new TaskWorkerRunner()); // no tasks from a task: it says why
         $busy = false;
         $server = new TaskServer(
             new SocketServer($this->taskListener),

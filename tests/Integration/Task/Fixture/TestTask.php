@@ -24,6 +24,7 @@ final class TestTask
             'exit' => exit(5),
             'closure' => static fn () => 1,
             'every' => self::tickEvery($arg),
+            'nested' => \Petrel\task(self::class, ['echo', $arg]),
             default => throw new \InvalidArgumentException("unknown action {$action}"),
         };
     }
