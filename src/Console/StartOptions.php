@@ -122,7 +122,7 @@ final class StartOptions
             throw new ConsoleException("--memory-limit must be above --max-memory (a worker is replaced at --max-memory; memory_limit kills the request that passes it)");
         }
         $listen = OptionValue::address('listen', $value('listen', 'PETREL_LISTEN', '127.0.0.1:8080'), unix: true);
-        $workers = OptionValue::count('workers', $value('workers', 'PETREL_WORKERS', (string) self::cpuCount()));
+        $workers = OptionValue::processes('workers', $value('workers', 'PETREL_WORKERS', (string) \min(self::cpuCount(), OptionValue::MAX_PROCESSES)));
         $mode = $value('mode', 'PETREL_MODE', ServerConfig::MODE_COROUTINE);
         if ($mode !== ServerConfig::MODE_COROUTINE && $mode !== ServerConfig::MODE_SYNC) {
             throw new ConsoleException("Unknown mode \"{$mode}\": use --mode=coroutine or --mode=sync");
@@ -149,7 +149,7 @@ final class StartOptions
             maxMemory: $maxMemory,
             memoryLimit: $memoryLimit,
             maxConnections: isset($flags['max-connections']) ? OptionValue::count('max-connections', $value('max-connections', null, '')) : null,
-            taskWorkers: OptionValue::count('task-workers', $value('task-workers', null, '0'), allowZero: true),
+            taskWorkers: OptionValue::processes('task-workers', $value('task-workers', null, '0'), allowZero: true),
             taskQueue: OptionValue::count('task-queue', $value('task-queue', null, '64')),
             taskTimeout: OptionValue::seconds('task-timeout', $value('task-timeout', null, '60')),
             modeGiven: isset($flags['mode']) || ($env['PETREL_MODE'] ?? '') !== '',

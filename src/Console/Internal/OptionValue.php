@@ -21,6 +21,14 @@ final class OptionValue
     /** The largest N (--max-requests, --workers…): far beyond use, far below PHP_INT_MAX. */
     public const MAX_COUNT = 1_000_000_000_000_000;
 
+    /**
+     * The most processes of one kind (--workers, --task-workers). Each is a PHP process of
+     * its own (15 MB and more) and a worker serves thousands of connections, so a few per
+     * core is plenty; a typo such as --workers=99999 forked until the machine ran out of
+     * memory, taking its databases with it.
+     */
+    public const MAX_PROCESSES = 1024;
+
     /** The longest S or MS (timeouts, --block-threshold): a day. */
     public const MAX_SECONDS = 86400;
 
@@ -64,6 +72,17 @@ final class OptionValue
         }
 
         return (int) $value;
+    }
+
+    /** A count of processes (--workers, --task-workers): at most MAX_PROCESSES. */
+    public static function processes(string $flag, string $value, bool $allowZero = false): int
+    {
+        $count = self::count($flag, $value, $allowZero);
+        if ($count > self::MAX_PROCESSES) {
+            throw new ConsoleException("--{$flag} must be at most " . self::MAX_PROCESSES . " (each is a PHP process; a worker serves thousands of connections, so a few per CPU core is plenty), got \"{$value}\"");
+        }
+
+        return $count;
     }
 
     /** A positive number of seconds, at most a day. */

@@ -82,6 +82,8 @@ final class StartOptionsTest extends TestCase
         yield 'memory-limit' => ['memory-limit', '4097G', '--memory-limit must be at most 4096G, got "4097G"'];
         yield 'max-requests' => ['max-requests', '9000000000000000000', '--max-requests must be at most 1000000000000000, got "9000000000000000000"'];
         yield 'workers' => ['workers', '99999999999999999999', '--workers must be at most 1000000000000000, got "99999999999999999999"'];
+        yield 'workers past the process cap' => ['workers', '1025', '--workers must be at most 1024 (each is a PHP process; a worker serves thousands of connections, so a few per CPU core is plenty), got "1025"'];
+        yield 'task-workers past the process cap' => ['task-workers', '99999', '--task-workers must be at most 1024 (each is a PHP process; a worker serves thousands of connections, so a few per CPU core is plenty), got "99999"'];
         yield 'task-queue' => ['task-queue', '1000000000000001', '--task-queue must be at most 1000000000000000, got "1000000000000001"'];
     }
 
@@ -94,7 +96,8 @@ final class StartOptionsTest extends TestCase
 
     public function testTheLargestSizesAndCounts(): void
     {
-        $options = self::parse(['max-body' => '4096G', 'max-memory' => '4095G', 'max-requests' => '1000000000000000', 'memory-limit' => '4096G']);
+        $options = self::parse(['max-body' => '4096G', 'max-memory' => '4095G', 'max-requests' => '1000000000000000', 'memory-limit' => '4096G', 'workers' => '1024', 'task-workers' => '1024']);
+        self::assertSame([1024, 1024], [$options->workers, $options->taskWorkers]);
         self::assertSame(1 << 42, $options->maxBodyBytes);
         self::assertSame(4095 << 30, $options->maxMemory);
         self::assertSame(1_000_000_000_000_000, $options->maxRequests);
