@@ -275,12 +275,15 @@ final class Application
         $pid = $pidFile->read() ?? throw new ConsoleException("no Petrel server is running (no live pid in {$pidFile->path})");
         \posix_kill($pid, \SIGTERM);
         \fwrite(\STDERR, "Stopping Petrel (pid {$pid}): in-flight requests finish first...\n");
-        $deadline = \microtime(true) + 120;
+        // As long as the server may drain (a --graceful-timeout above two minutes made
+        // `stop && start` fail while the master was stopping as it should).
+        $wait = StatusCommand::stopWait($pidFile->path, $pid);
+        $deadline = \microtime(true) + $wait;
         while (PidFile::isAlive($pid) && \microtime(true) < $deadline) {
             \usleep(50000);
         }
         if (PidFile::isAlive($pid)) {
-            throw new ConsoleException("pid {$pid} is still running after 120 s");
+            throw new ConsoleException(\sprintf('pid %d is still running after %.0f s', $pid, $wait));
         }
         \fwrite(\STDERR, "Stopped.\n");
 

@@ -15,9 +15,24 @@ use Petrel\Process\PidFile;
  */
 final class StatusCommand
 {
+    /** Seconds `petrel stop` waits for the master at least. */
+    public const STOP_WAIT = 120.0;
+
     public static function statusFileFor(string $pidFile): string
     {
         return \preg_replace('/\.pid$/', '', $pidFile) . '.status.json';
+    }
+
+    /**
+     * How long `petrel stop` waits for master $pid to exit: its --graceful-timeout (from its
+     * status file) and a margin for the workers' shutdown, at least STOP_WAIT seconds.
+     */
+    public static function stopWait(string $pidFile, int $pid): float
+    {
+        $status = \json_decode((string) @\file_get_contents(self::statusFileFor($pidFile)), true);
+        $graceful = \is_array($status) && ($status['master'] ?? null) === $pid ? $status['graceful_timeout'] ?? null : null;
+
+        return \max(self::STOP_WAIT, \is_int($graceful) || \is_float($graceful) ? $graceful + 30.0 : 0.0);
     }
 
     public function run(PidFile $pidFile): int

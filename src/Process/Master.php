@@ -97,7 +97,7 @@ final class Master
         \class_exists(ProcessException::class);
         $this->log = $log ??= Log::info(...);
         $this->workers = new WorkerTable($config, $workerEntry, $taskWorkerEntry, $sidecars, $log);
-        $this->status = new SupervisionStatus($this->workers, $config->statusFile !== null ? new StatusFile($config->statusFile) : null);
+        $this->status = new SupervisionStatus($this->workers, $config->statusFile !== null ? new StatusFile($config->statusFile) : null, $config->gracefulTimeout);
         $this->restarts = new RestartSchedule($this->workers, $this->status, $config->bootTimeout, $log);
         $this->recycle = new RecycleCoordinator($this->workers, $this->restarts, $this->status, $config->bootTimeout, $log);
         $this->reload = new ReloadCoordinator($this->workers, $this->restarts, $this->status, $config->bootTimeout, $log);

@@ -23,9 +23,10 @@ final class StatusFile
      *
      * @param array<int, WorkerHandle> $workers by pid
      * @param array<string, int> $restarts workers replaced, by reason
-     * @return array{master: int, uptime: float, updated: float, restarts: array<string, int>, workers: list<array<string, mixed>>}
+     * @param float $gracefulTimeout how long a stop may drain (`petrel stop` waits that long)
+     * @return array{master: int, uptime: float, updated: float, graceful_timeout: float, restarts: array<string, int>, workers: list<array<string, mixed>>}
      */
-    public static function snapshot(array $workers, float $startedAt, array $restarts): array
+    public static function snapshot(array $workers, float $startedAt, array $restarts, float $gracefulTimeout): array
     {
         $now = \microtime(true);
         $rows = [];
@@ -34,7 +35,7 @@ final class StatusFile
         }
         \usort($rows, static fn (array $a, array $b): int => [$a['kind'], $a['number'], $a['pid']] <=> [$b['kind'], $b['number'], $b['pid']]);
 
-        return ['master' => (int) \getmypid(), 'uptime' => \round($now - $startedAt, 1), 'updated' => $now, 'restarts' => $restarts, 'workers' => $rows];
+        return ['master' => (int) \getmypid(), 'uptime' => \round($now - $startedAt, 1), 'updated' => $now, 'graceful_timeout' => $gracefulTimeout, 'restarts' => $restarts, 'workers' => $rows];
     }
 
     /**

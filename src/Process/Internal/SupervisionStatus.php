@@ -18,7 +18,7 @@ final class SupervisionStatus
     /** @var array{crash: int, max-requests: int, max-memory: int, reload: int} workers replaced, by reason */
     private array $restarts = ['crash' => 0, 'max-requests' => 0, 'max-memory' => 0, 'reload' => 0];
 
-    public function __construct(private readonly WorkerTable $workers, private readonly ?StatusFile $file)
+    public function __construct(private readonly WorkerTable $workers, private readonly ?StatusFile $file, private readonly float $gracefulTimeout)
     {
         $this->startedAt = \microtime(true);
     }
@@ -37,7 +37,7 @@ final class SupervisionStatus
      */
     public function snapshot(): array
     {
-        return StatusFile::snapshot($this->workers->all(), $this->startedAt, $this->restarts);
+        return StatusFile::snapshot($this->workers->all(), $this->startedAt, $this->restarts, $this->gracefulTimeout);
     }
 
     /** Rewrites the status file, if there is one and it is a second old. */

@@ -40,6 +40,14 @@ final class MasterTest extends TestCase
         @\rmdir($this->dir);
     }
 
+    /** `petrel stop` waits as long as the master may drain: the status file says how long. */
+    public function testTheStatusFileTellsTheGracefulTimeout(): void
+    {
+        $this->startMaster(workers: 1, gracefulTimeout: 300.0);
+        PetrelProcess::waitFor(fn (): bool => isset($this->masterStatus()['graceful_timeout']), 5, 'the status file');
+        self::assertSame(300, $this->masterStatus()['graceful_timeout']);
+    }
+
     /**
      * A worker crashed and could not boot again (the APP broke); a reload tried during its
      * back-off failed the same way. The reload cancelled the pending restart and its failure
