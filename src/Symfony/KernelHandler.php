@@ -11,6 +11,7 @@ use Petrel\Http\Response;
 use Petrel\Http\ServerConfig;
 use Petrel\Symfony\Internal\RequestFactory;
 use Petrel\Symfony\Internal\ResponseFactory;
+use Petrel\Symfony\Internal\StrayOutput;
 use Symfony\Component\HttpFoundation\Request as SymfonyRequest;
 use Symfony\Component\HttpKernel\HttpKernelInterface;
 use Symfony\Component\HttpKernel\Kernel;
@@ -72,7 +73,20 @@ final class KernelHandler implements RequestHandler, ModePreference
         $this->remoteAddressProxies = self::remoteAddressProxies($kernel);
     }
 
+    /**
+     * What the app prints outside its Response goes to the worker's stdout, past PHP's
+     * output layer (Internal\StrayOutput: in a CLI process it would break the sessions of
+     * every later request). Not for a kernel declared concurrent: output buffers belong to
+     * the process, and requests that interleave would end each other's.
+     */
     public function handle(Request $request): Response
+    {
+        return $this->concurrent
+            ? $this->handleKernel($request)
+            : StrayOutput::forward(fn (): Response => $this->handleKernel($request));
+    }
+
+    private function handleKernel(Request $request): Response
     {
         $symfonyRequest = $this->requests->create($request);
         if ($this->remoteAddressProxies !== null) {
