@@ -19,7 +19,8 @@ use Symfony\Component\HttpFoundation\StreamedResponse;
  * - a plain Response: its status, headers, cookies and content;
  * - a BinaryFileResponse: prepared for the request (Range → 206 with Content-Range, 416;
  *   HEAD), then sent by the connection as a FileBody of the chosen byte range; with
- *   deleteFileAfterSend() the file is opened, unlinked, and streamed from the open handle;
+ *   deleteFileAfterSend() the file is opened, unlinked, and streamed from the open handle
+ *   (and unlinked when no body is sent: HEAD, 304, 416);
  * - a StreamedResponse (and StreamedJsonResponse): its callback runs now, to completion,
  *   its output spooled to a temporary stream (memory up to 1 MiB, then a temp file), and
  *   sent with a Content-Length. So a stream that never ends (server-sent events) does not
@@ -67,7 +68,12 @@ final class ResponseFactory
             (bool) $this->deleteFileAfterSend,
             $this->tempFileObject,
         ])->call($response);
+        $path = $response->getFile()->getPathname();
         if (!$response->isSuccessful() || $maxLength === 0) {
+            if ($delete && $temp === null && \is_file($path)) {
+                @\unlink($path); // as sendContent() does: deleted after HEAD, 304 and 416 too
+            }
+
             return '';
         }
         if ($temp !== null) {
@@ -80,7 +86,6 @@ final class ResponseFactory
 
             return $maxLength < 0 ? $content : \substr($content, 0, $maxLength);
         }
-        $path = $response->getFile()->getPathname();
         if (!$delete && \is_file($path)) {
             return new FileBody($path, $offset, $maxLength < 0 ? null : $maxLength);
         }

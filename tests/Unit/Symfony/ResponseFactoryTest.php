@@ -267,6 +267,34 @@ final class ResponseFactoryTest extends TestCase
         self::assertSame('2345', self::drain($response));
     }
 
+    /** @return iterable<string, array{string, array<string, string>, int}> */
+    public static function bodilessFileAnswers(): iterable
+    {
+        yield 'HEAD' => ['HEAD', [], 200];
+        yield 'unsatisfiable range' => ['GET', ['HTTP_RANGE' => 'bytes=30-40'], 416];
+        yield 'not modified' => ['GET', ['HTTP_IF_NONE_MATCH' => '"v1"'], 304];
+    }
+
+    /**
+     * As BinaryFileResponse::sendContent() does under php-fpm: the file goes whether or not
+     * a body is sent (an export answered to a HEAD stayed on disk).
+     *
+     * @param array<string, string> $server
+     */
+    #[\PHPUnit\Framework\Attributes\DataProvider('bodilessFileAnswers')]
+    public function testDeleteFileAfterSendDeletesTheFileWhenNoBodyIsSent(string $method, array $server, int $status): void
+    {
+        $request = SymfonyRequest::create('/file', $method, server: $server);
+        $symfony = (new BinaryFileResponse($this->file, 200, ['Content-Type' => 'text/plain', 'ETag' => '"v1"']))->deleteFileAfterSend();
+        $symfony->isNotModified($request);
+
+        $response = (new ResponseFactory())->create($symfony, $request);
+
+        self::assertSame($status, $response->getStatus());
+        self::assertSame('', $response->getBody());
+        self::assertFileDoesNotExist($this->file);
+    }
+
     private static function drain(Response $response): string
     {
         $body = $response->getBody();
