@@ -9,14 +9,20 @@ use Petrel\Http\HttpException;
 use Petrel\Http\Internal\PeerAddress;
 use Petrel\Http\Request;
 use Petrel\Http\Response;
+use Petrel\Http\StreamBody;
 use Petrel\Http\UploadedFile;
 use Psr\Http\Message\ResponseInterface;
 use Psr\Http\Message\ServerRequestInterface;
+use Psr\Http\Message\StreamInterface;
 use Psr\Http\Message\UploadedFileInterface;
 
 /** Converts between Petrel's request/response and PSR-7 (nyholm/psr7), in both directions. */
 final class PsrConverter
 {
+    /** A response body up to this size is read into a string, a larger one streamed. */
+    private const STRING_BODY = 1024 * 1024;
+    private const CHUNK = 65536;
+
     private readonly Psr17Factory $factory;
 
     public function __construct()
@@ -66,11 +72,7 @@ final class PsrConverter
 
     public function fromPsrResponse(ResponseInterface $response): Response
     {
-        $body = $response->getBody();
-        if ($body->isSeekable()) {
-            $body->rewind();
-        }
-        $result = new Response($response->getStatusCode(), [], (string) $body->getContents());
+        $result = new Response($response->getStatusCode(), [], self::bodyOf($response->getBody()));
         foreach ($response->getHeaders() as $name => $values) {
             $result = $result->withHeader((string) $name, \array_values($values));
         }
@@ -107,6 +109,43 @@ final class PsrConverter
         }
 
         return $psr;
+    }
+
+    /**
+     * A body of known size up to STRING_BODY bytes as a string; a larger one, or one of
+     * unknown size, is read from the PSR stream in chunks as the connection writes it —
+     * read whole, a download (a file stream) had to fit in the worker's memory_limit,
+     * where PHP's emitters send it chunk by chunk under php-fpm.
+     */
+    private static function bodyOf(StreamInterface $body): string|StreamBody
+    {
+        $seekable = $body->isSeekable();
+        if ($seekable) {
+            $body->rewind();
+        }
+        $size = $body->getSize();
+        if ($size !== null && $size <= self::STRING_BODY) {
+            return $body->getContents();
+        }
+
+        // Not seekable: where it stands is unknown, so is how much of $size is left.
+        return new StreamBody(self::chunksOf($body), $seekable ? $size : null);
+    }
+
+    /** @return \Generator<int, string> */
+    private static function chunksOf(StreamInterface $body): \Generator
+    {
+        try {
+            while (!$body->eof()) {
+                $chunk = $body->read(self::CHUNK);
+                if ($chunk === '') {
+                    break;
+                }
+                yield $chunk;
+            }
+        } finally {
+            $body->close();
+        }
     }
 
     /**

@@ -4,9 +4,11 @@ declare(strict_types=1);
 
 namespace Petrel\Tests\Unit\Http\Psr;
 
+use Nyholm\Psr7\Factory\Psr17Factory;
 use Petrel\Http\HttpException;
 use Petrel\Http\Psr\PsrConverter;
 use Petrel\Http\Request;
+use Petrel\Http\StreamBody;
 use PHPUnit\Framework\TestCase;
 
 /** What a PSR-15 app sees of a request, beside what php-fpm's superglobals would give it. */
@@ -22,6 +24,41 @@ final class PsrConverterTest extends TestCase
         self::assertInstanceOf(\Psr\Http\Message\UploadedFileInterface::class, $file);
         self::assertSame(\UPLOAD_ERR_NO_FILE, $file->getError());
         self::assertSame(['title' => 'x'], $psr->getParsedBody());
+    }
+
+    /** Read whole, a PSR app's download had to fit in the worker's memory_limit. */
+    public function testALargeResponseBodyIsStreamedFromThePsrStream(): void
+    {
+        $path = \tempnam(\sys_get_temp_dir(), 'petrel-psr-body-') ?: self::fail('tempnam');
+        $bytes = \str_repeat('0123456789abcdef', 131072) . 'end'; // 2 MiB and a bit
+        \file_put_contents($path, $bytes);
+        try {
+            $factory = new Psr17Factory();
+            $psr = $factory->createResponse(200)->withHeader('Content-Type', 'application/zip')->withBody($factory->createStreamFromFile($path));
+
+            $body = (new PsrConverter())->fromPsrResponse($psr)->getBody();
+
+            self::assertInstanceOf(StreamBody::class, $body);
+            self::assertSame(\strlen($bytes), $body->getLength());
+            $sent = '';
+            $chunks = 0;
+            foreach ($body->getChunks() as $chunk) {
+                $sent .= $chunk;
+                $chunks++;
+            }
+            self::assertSame($bytes, $sent);
+            self::assertGreaterThan(1, $chunks);
+        } finally {
+            \unlink($path);
+        }
+    }
+
+    public function testASmallResponseBodyIsAString(): void
+    {
+        $factory = new Psr17Factory();
+        $psr = $factory->createResponse(201)->withBody($factory->createStream('created'));
+
+        self::assertSame('created', (new PsrConverter())->fromPsrResponse($psr)->getBody());
     }
 
     public function testTheUriComesFromTheTargetTheHostOnlyNamesTheHost(): void
