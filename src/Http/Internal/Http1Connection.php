@@ -9,6 +9,7 @@ use Petrel\Coroutine\Coroutine;
 use Petrel\Http\HttpException;
 use Petrel\Http\Request;
 use Petrel\Http\Response;
+use Petrel\Http\ResponseBody;
 use Petrel\Http\Server;
 use Petrel\Http\ServerConfig;
 use Petrel\Http\UpgradeContext;
@@ -41,7 +42,7 @@ use function Petrel\sleep;
  * and hears of its end through ConnectionHost::connectionClosed(), once, whether it ended in
  * its coroutine or was closed while parked.
  *
- * Why one class of ~480 lines: reading, parking, responding, upgrading and lingering are
+ * Why one class of ~490 lines: reading, parking, responding, upgrading and lingering are
  * one state machine over the same fields (phase, deadline, parser, socket) that the
  * server reads; what needs none of them lives apart (RequestParser, ResponseEncoder,
  * BodyWriter, ConnectionRunners).
@@ -382,26 +383,41 @@ final class Http1Connection
         if (\is_string($body)) {
             $this->socket->write($encoder->encode($response, $protocol, $keepAlive, $isHead, $this->date));
         } else {
-            $this->socket->write($encoder->encodeHead($response, $protocol, $keepAlive, $isHead, $this->date));
-            if (ResponseEncoder::sendsBody($response, $isHead)) {
-                try {
-                    BodyWriter::write($this->socket, $body, $encoder->usesChunking($response, $protocol, $isHead), function (bool $writing): void {
-                        $this->deadline = $writing ? \hrtime(true) * 1e-9 + $this->writeTimeout : \INF;
-                    });
-                } catch (SocketException | CancelledException $gone) {
-                    throw $gone;
-                } catch (\Throwable $error) {
-                    // A stream that threw, or gave more or fewer bytes than its length: the
-                    // head is out, so no 500 can replace it; closing tells the client the
-                    // body is cut.
-                    $this->host->logError($error, $request);
-                    $keepAlive = false;
-                }
-            }
+            $keepAlive = $this->respondInChunks($request, $response, $body, $protocol, $keepAlive, $isHead);
         }
         $this->accessLog?->log($request, $response);
 
         return $keepAlive; // the phase stays BUSY (readRequest() set it) until no partial request is left
+    }
+
+    /**
+     * A file or stream body: the head, then the body in chunks, each write under the write
+     * timeout. Returns whether the connection stays open: not after a body that failed once
+     * its head was out (a stream that threw, or gave more or fewer bytes than its length),
+     * which is logged; no 500 can replace the head, and closing tells the client the body
+     * is cut. (Apart from respond() for its try: inside respond(), it cost every hello
+     * request ~200 instructions, measured with bench/micro/http-instructions.sh.)
+     */
+    private function respondInChunks(Request $request, Response $response, ResponseBody $body, string $protocol, bool $keepAlive, bool $isHead): bool
+    {
+        $encoder = $this->encoder;
+        $this->socket->write($encoder->encodeHead($response, $protocol, $keepAlive, $isHead, $this->date));
+        if (!ResponseEncoder::sendsBody($response, $isHead)) {
+            return $keepAlive;
+        }
+        try {
+            BodyWriter::write($this->socket, $body, $encoder->usesChunking($response, $protocol, $isHead), function (bool $writing): void {
+                $this->deadline = $writing ? \hrtime(true) * 1e-9 + $this->writeTimeout : \INF;
+            });
+        } catch (SocketException | CancelledException $gone) {
+            throw $gone;
+        } catch (\Throwable $error) {
+            $this->host->logError($error, $request);
+
+            return false;
+        }
+
+        return $keepAlive;
     }
 
     /**
