@@ -331,9 +331,10 @@ final class MysqlConnection implements Connection
      *
      * @template T
      * @param Closure(): T $command
+     * @param bool $killQuery false for a command KILL QUERY cannot stop (see Guard::fail())
      * @return T
      */
-    private function exclusive(Closure $command): mixed
+    private function exclusive(Closure $command, bool $killQuery = true): mixed
     {
         $this->enter();
         try {
@@ -341,7 +342,7 @@ final class MysqlConnection implements Connection
         } catch (QueryException | DatabaseError $e) {
             throw $e;
         } catch (Throwable $e) {
-            throw $this->fail($e);
+            throw $this->fail($e, $killQuery);
         } finally {
             $this->guard->use->leave();
         }
@@ -369,24 +370,12 @@ final class MysqlConnection implements Connection
     }
 
     /**
-     * COMMIT or ROLLBACK, as execute() but for one thing: one cut short by a deadline or a
-     * cancellation sends no KILL QUERY. Neither can be stopped once sent (the server finishes
-     * either, and rolls back what a closed connection left open), so a killer would open a
-     * connection for nothing, at the very moment a deadline has passed (the usual case: a
-     * deadline around transaction() that expires inside it cuts the ROLLBACK short too).
+     * COMMIT or ROLLBACK. Cut short, neither gets a KILL QUERY: the server finishes either once
+     * sent (and rolls back a closed connection's transaction), so a killer would be for nothing.
      */
     private function endTransaction(string $sql): void
     {
-        $this->enter();
-        try {
-            $this->reader->read($this->send($sql, []), $sql, ResponseReader::OUTCOME);
-        } catch (QueryException | DatabaseError $e) {
-            throw $e;
-        } catch (Throwable $e) {
-            throw $this->guard->fail($e, $this->reader->inTransaction(), killQuery: false);
-        } finally {
-            $this->guard->use->leave();
-        }
+        $this->exclusive(fn () => $this->reader->read($this->send($sql, []), $sql, ResponseReader::OUTCOME), killQuery: false);
     }
 
     /** Claims the connection for this coroutine, first skipping what an abandoned stream left. */
@@ -404,8 +393,8 @@ final class MysqlConnection implements Connection
     }
 
     /** Guard::fail(), telling it whether a transaction was open (and so is lost). */
-    private function fail(Throwable $e): Throwable
+    private function fail(Throwable $e, bool $killQuery = true): Throwable
     {
-        return $this->guard->fail($e, $this->reader->inTransaction());
+        return $this->guard->fail($e, $this->reader->inTransaction(), $killQuery);
     }
 }

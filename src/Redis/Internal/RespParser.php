@@ -46,7 +46,7 @@ use Petrel\Redis\RedisProtocolException;
  * are kept on a stack of frames and never re-parsed, a line without its CRLF yet is
  * not rescanned, and the chunks of a large bulk string are joined once, when complete.
  *
- * Why one class of ~430 lines: take(), the one-reply fast path of every command, must
+ * Why one class of ~440 lines: take(), the one-reply fast path of every command, must
  * apply exactly parse()'s checks and limits and keep its error offsets, so it reads the
  * same state (buffer, offset, frames, failure, dropped bytes) that parse() keeps; apart,
  * that state would be public or each command would pay calls across the split.
