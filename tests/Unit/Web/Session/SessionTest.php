@@ -191,6 +191,16 @@ final class SessionTest extends AsyncTestCase
         self::assertSame([$id], $store->callsOf('write'), 'only the aged copy was written (the fresh one was not)');
     }
 
+    /** Two requests that loaded session $id save in turn: one adds a cart and drops the theme, the other counts a visit. */
+    private static function saveInTurn(Session $tab, Session $fetch, string $id): void
+    {
+        $tab->set('cart', [7]);
+        $tab->remove('theme');
+        self::assertSame($id, $tab->save());
+        $fetch->set('seen', 2);
+        self::assertSame($id, $fetch->save());
+    }
+
     public function testConcurrentRequestsKeepEachOthersKeys(): void
     {
         $store = new SpyStore();
@@ -200,11 +210,7 @@ final class SessionTest extends AsyncTestCase
         self::assertSame(1, $tab->get('seen'));
         self::assertSame(1, $fetch->get('seen'));
 
-        $tab->set('cart', [7]);
-        $tab->remove('theme');
-        self::assertSame($id, $tab->save());
-        $fetch->set('seen', 2);
-        self::assertSame($id, $fetch->save());
+        self::saveInTurn($tab, $fetch, $id);
 
         $stored = $store->inner->read($id);
         self::assertSame(['seen' => 2, 'cart' => [7]], $stored['data'] ?? null, 'the cart and the removal survive the later save');
@@ -220,11 +226,7 @@ final class SessionTest extends AsyncTestCase
         self::assertSame('Hi', $tab->getFlash('notice'));
         self::assertSame(1, $fetch->get('seen'));
 
-        $tab->set('cart', [7]);
-        $tab->remove('theme');
-        self::assertSame($id, $tab->save());
-        $fetch->set('seen', 2);
-        self::assertSame($id, $fetch->save());
+        self::saveInTurn($tab, $fetch, $id);
         $stored = $store->inner->read($id);
         self::assertSame(['seen' => 2, 'cart' => [7]], $stored['data'] ?? null);
         self::assertSame([], $stored['flash'] ?? null, 'read by the first tab');

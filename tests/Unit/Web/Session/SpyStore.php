@@ -10,7 +10,7 @@ use Petrel\Web\Session\SessionStore;
 use function Petrel\sleep;
 
 /** A MemoryStore that records every call; reads can be made to suspend (like a network store). */
-final class SpyStore implements SessionStore
+class SpyStore implements SessionStore
 {
     /** @var list<string> "read id", "write id", "destroy id" */
     public array $calls = [];
