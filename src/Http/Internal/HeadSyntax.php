@@ -15,6 +15,13 @@ use Petrel\Http\HttpLimits;
  */
 final class HeadSyntax
 {
+    /**
+     * Bytes that may not appear in a Host, nor in the authority of an absolute-form target
+     * (RFC 9112 §3.2: a 400): a path, query, userinfo or fragment delimiter would move a
+     * URI built from it ("http://{host}{target}": Host "a.example/admin" prefixed the path).
+     */
+    public const NOT_IN_HOST = "/?#@\\ \t";
+
     /** How many bytes at the start of a head prefixError() checks for a method token. */
     private const METHOD_WINDOW = 32;
 
@@ -88,7 +95,7 @@ final class HeadSyntax
      * RFC 9112 §3.2.2: a request in absolute-form ("GET http://a.example/x", as sent to a
      * proxy) names its host in the target, and the server must use that and ignore the Host
      * header, so that the application, which reads Host, sees the host the request was
-     * meant for. A target's userinfo ("http://user@host/") is a 400 like a Host's. A Host
+     * meant for. A target's userinfo ("http://user@host/") is a 400 like a Host's (NOT_IN_HOST). A Host
      * that is missing (HTTP/1.1) or sent twice stays so, for the 400 that follows.
      *
      * @param array<string, list<string>> $headers
@@ -98,7 +105,7 @@ final class HeadSyntax
     {
         $start = (int) \strpos($target, '://') + 3;
         $authority = \substr($target, $start, \strcspn($target, '/?#', $start));
-        if (\strpbrk($authority, "@\\") !== false) {
+        if (\strpbrk($authority, self::NOT_IN_HOST) !== false) {
             throw new HttpException(400, 'Invalid request target');
         }
         $hosts = \count($headers['host'] ?? []);

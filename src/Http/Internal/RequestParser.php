@@ -267,10 +267,8 @@ final class RequestParser
                     throw new HttpException(431, 'Too many header fields');
                 }
                 $headers = FieldLines::parse($lines, 1);
-                // RFC 9112 §3.2: an invalid Host is a 400. A Host with a path, query,
-                // userinfo or fragment delimiter would move a URI built from it
-                // ("http://{host}{target}": Host "a.example/admin" prefixed the path).
-                if (isset($headers['host'][0]) && \strpbrk($headers['host'][0], "/?#@\\ \t") !== false) {
+                // RFC 9112 §3.2: an invalid Host is a 400 (HeadSyntax::NOT_IN_HOST says why).
+                if (isset($headers['host'][0]) && \strpbrk($headers['host'][0], HeadSyntax::NOT_IN_HOST) !== false) {
                     throw new HttpException(400, 'Invalid Host header');
                 }
                 if ($target[0] !== '/' && $target !== '*' && $method !== 'CONNECT') {

@@ -126,7 +126,7 @@ abstract class Model implements \JsonSerializable, DirectAttributes
     /** The row with primary key $key; null too for a key an int primary key cannot hold ("abc", "1abc"). */
     public static function find(int|string $key): ?static
     {
-        if (\is_string($key) && \in_array(self::castOf(static::$primaryKey), ['int', 'integer'], true)) {
+        if (\is_string($key) && self::hasIntKey(static::$primaryKey)) {
             // Compared with an int column, MariaDB reads "1abc" as 1 (and finds row 1) and
             // PostgreSQL fails the query (a 500 where a 404 was meant): no such row anywhere.
             $key = IntegerText::parse($key);
@@ -369,7 +369,12 @@ abstract class Model implements \JsonSerializable, DirectAttributes
      */
     private static function keyPlaceholder(string $driver, string $primaryKey): Raw|int
     {
-        return $driver === 'pgsql' && \in_array(self::castOf($primaryKey), ['int', 'integer'], true) ? Query::raw('CAST(? AS BIGINT)', [0]) : 0;
+        return $driver === 'pgsql' && self::hasIntKey($primaryKey) ? Query::raw('CAST(? AS BIGINT)', [0]) : 0;
+    }
+
+    private static function hasIntKey(string $primaryKey): bool
+    {
+        return \in_array(self::castOf($primaryKey), ['int', 'integer'], true);
     }
 
     private static function castOf(string $key): ?string
