@@ -61,6 +61,19 @@ final class PsrConverterTest extends TestCase
         self::assertSame('created', (new PsrConverter())->fromPsrResponse($psr)->getBody());
     }
 
+    /** At the limit: 1 MiB is still a string, a byte more is streamed with its length. */
+    public function testTheStringLimitIsOneMebibyte(): void
+    {
+        $factory = new Psr17Factory();
+        $converter = new PsrConverter();
+        $atLimit = \str_repeat('x', 1024 * 1024);
+        self::assertSame($atLimit, $converter->fromPsrResponse($factory->createResponse(200)->withBody($factory->createStream($atLimit)))->getBody());
+        $body = $converter->fromPsrResponse($factory->createResponse(200)->withBody($factory->createStream($atLimit . 'y')))->getBody();
+        self::assertInstanceOf(StreamBody::class, $body);
+        self::assertSame(1024 * 1024 + 1, $body->getLength());
+        self::assertSame($atLimit . 'y', \implode('', \iterator_to_array($body->getChunks(), false)));
+    }
+
     public function testTheUriComesFromTheTargetTheHostOnlyNamesTheHost(): void
     {
         $converter = new PsrConverter();
