@@ -15,8 +15,14 @@ use Petrel\Http\Internal\MimeTypes;
  * always carries a Connection header ("Upgrade" unless given): the server relies on it.
  * The status is a final one: 101, or 200–599; the other 1xx are interim responses the
  * server sends itself (100 Continue) and a handler's answer cannot be one (\ValueError).
+ *
+ * Not final for one reason: a response with after-send callbacks (withAfterSend()) is an
+ * Internal\AfterSendResponse, which the connection tells apart with one instanceof per
+ * response — asking each response through a method cost ~200 instructions a request
+ * (bench/micro/http-instructions.sh), a property of its own ~100. Not meant to be
+ * extended otherwise. Over 400 lines: one value, its factories and its checks.
  */
-final class Response
+class Response
 {
     private int $status;
 
@@ -35,6 +41,7 @@ final class Response
     private const TEXT = ['content-type' => ['Content-Type', ['text/plain; charset=utf-8']]];
     private const HTML = ['content-type' => ['Content-Type', ['text/html; charset=utf-8']]];
     private const JSON = ['content-type' => ['Content-Type', ['application/json']]];
+    private const NO_AFTER_SEND_FOR_101 = 'A 101 response has no after-send callbacks: its connection goes to the upgrade handler, which can do the work';
 
     /** What text(), html(), json() and typed() copy for a 200: no headers, no cookies, an empty body. */
     private static ?self $blank = null;
@@ -175,6 +182,43 @@ final class Response
         return $this->renderedFrom;
     }
 
+    /**
+     * A copy that runs $callback once it has been written: its last byte handed to the
+     * kernel (the client has the response, or will as fast as it reads), or its
+     * connection failed on the way. For work the client need not wait for: what a
+     * php-fpm app does after fastcgi_finish_request(), Symfony's kernel.terminate.
+     *
+     * Callbacks run in the order added, on the connection's coroutine (the request's own
+     * has ended: its Context and pool leases are gone; the coroutine clients work as
+     * anywhere), before the connection reads its next request; in sync mode the worker
+     * takes no other request until they have returned. One that throws is logged with the
+     * request, and the others still run. The copies with*() make keep them. A 101 cannot
+     * have any (its connection goes to the upgrade handler, which can do the work).
+     *
+     * @param \Closure(): void $callback
+     */
+    public function withAfterSend(\Closure $callback): self
+    {
+        if ($this->status === 101) {
+            throw new \ValueError(self::NO_AFTER_SEND_FOR_101);
+        }
+        if ($this instanceof Internal\AfterSendResponse) {
+            return $this->withCallback($callback);
+        }
+        $copy = new Internal\AfterSendResponse($callback);
+        foreach (\get_object_vars($this) as $name => $value) {
+            $copy->{$name} = $value; // this class's fields: the copy is this response, plus a callback
+        }
+
+        return $copy;
+    }
+
+    /** @return list<\Closure(): void> see withAfterSend() */
+    public function getAfterSend(): array
+    {
+        return [];
+    }
+
     public function getStatus(): int
     {
         return $this->status;
@@ -187,6 +231,9 @@ final class Response
 
     public function withStatus(int $status): self
     {
+        if ($status === 101 && $this instanceof Internal\AfterSendResponse) {
+            throw new \ValueError(self::NO_AFTER_SEND_FOR_101);
+        }
         $copy = clone $this;
         $copy->status = self::checkStatus($status);
         if ($status === 101) {

@@ -9,6 +9,7 @@ use Petrel\Coroutine\Scheduler;
 use Petrel\Coroutine\Semaphore;
 use Petrel\Coroutine\WaitGroup;
 use Petrel\Http\Internal\AccessLog;
+use Petrel\Http\Internal\AfterSendResponse;
 use Petrel\Http\Internal\ClientSocket;
 use Petrel\Http\Internal\ConnectionHost;
 use Petrel\Http\Internal\ConnectionRunners;
@@ -32,6 +33,9 @@ use function Petrel\sleep;
  *
  * Timeouts are enforced by one sweeper timer per server rather than a timer per read: each
  * connection keeps a deadline, and the sweeper closes those past it (twice a second: SWEEP_INTERVAL).
+ *
+ * Over 400 lines: accepting, the connection cap, dispatching (sync mode's lock included),
+ * the sweeper and the drain of a stop all work on the same lists and counts.
  */
 final class Server implements ConnectionHost
 {
@@ -83,6 +87,9 @@ final class Server implements ConnectionHost
         private readonly ?RequestMetrics $metrics = null,
     ) {
         $this->syncLock = $config->mode === ServerConfig::MODE_SYNC ? new Semaphore(1) : null;
+        // Loaded now: `instanceof` a class not loaded yet looks it up by name on every
+        // response (connections ask it of each), ~150 instructions a request.
+        \class_exists(AfterSendResponse::class);
         $this->active = new WaitGroup();
         $this->responder = $this->respond(...);
         $this->handle = ($handler instanceof ClosureHandler ? $handler->typedClosure() : null) ?? $handler->handle(...);
@@ -250,31 +257,50 @@ final class Server implements ConnectionHost
 
     /**
      * @internal called by connections: runs the handler in a coroutine of its own (one at
-     * a time in sync mode), so what a request leases (pooled connections), defers and keeps
-     * in Context ends with the request, not with the keep-alive connection. The coroutine
+     * a time in sync mode, its response's after-send callbacks included), so what a
+     * request leases (pooled connections), defers and keeps in Context ends with the
+     * request, not with the keep-alive connection. The coroutine
      * runs on the connection's fiber (the connection only waits for it meanwhile), which
      * saves a fiber switch each way; aborting the connection cancels it.
      */
     public function dispatch(Request $request, ConnectionSocket $client): Response
     {
-        if ($this->syncLock === null) {
-            return $this->scheduler->callAsChild($this->responder, [$request]);
-        }
-        if (!$this->syncLock->tryAcquire()) {
-            $this->syncLock->acquire();
+        return $this->syncLock === null
+            ? $this->scheduler->callAsChild($this->responder, [$request])
+            : $this->dispatchInTurn($this->syncLock, $request, $client);
+    }
+
+    /** Sync mode's dispatch() (apart, so that coroutine mode's stays a few instructions). */
+    private function dispatchInTurn(Semaphore $lock, Request $request, ConnectionSocket $client): Response
+    {
+        if (!$lock->tryAcquire()) {
+            $lock->acquire();
             // It waited for the worker: if its client has left meanwhile (a closed browser
             // tab, a load generator that stopped), running it would only delay the requests
             // queued behind it. nginx logs these as 499.
             if ($client->peerClosed()) {
-                $this->syncLock->release();
+                $lock->release();
                 throw new CancelledException("The client of {$request->getMethod()} {$request->getTarget()} closed the connection while it waited for the worker");
             }
         }
         try {
-            return $this->scheduler->callAsChild($this->responder, [$request]);
-        } finally {
-            $this->syncLock->release();
+            $response = $this->scheduler->callAsChild($this->responder, [$request]);
+        } catch (Throwable $error) {
+            $lock->release();
+
+            throw $error;
         }
+        if (!$response instanceof AfterSendResponse) {
+            $lock->release();
+
+            return $response;
+        }
+        // The worker stays the app's until its after-send work is done too (Symfony's
+        // kernel.terminate, then the reset of its services, which the next request needs):
+        // the last callback releases it; the connection runs them however its write ends.
+        return $response->withAfterSend(static function () use ($lock): void {
+            $lock->release();
+        });
     }
 
     public function refused(int $status, ?string $remote, int $bytes): void

@@ -13,6 +13,7 @@ use Petrel\Symfony\Internal\RequestFactory;
 use Petrel\Symfony\Internal\ResponseFactory;
 use Petrel\Symfony\Internal\StrayOutput;
 use Symfony\Component\HttpFoundation\Request as SymfonyRequest;
+use Symfony\Component\HttpFoundation\Response as SymfonyResponse;
 use Symfony\Component\HttpKernel\HttpKernelInterface;
 use Symfony\Component\HttpKernel\Kernel;
 use Symfony\Component\HttpKernel\KernelInterface;
@@ -29,12 +30,16 @@ use Symfony\Component\HttpKernel\TerminableInterface;
  * loaded after the fork). Each request is converted to an HttpFoundation Request directly
  * (Internal\RequestFactory says which server parameters it gets), handled with
  * catch = true (so an exception becomes the app's own error response, as in php-fpm),
- * converted back (Internal\ResponseFactory: streamed and file responses included), then the
- * kernel is terminated (kernel.terminate listeners run before the response is written)
- * and its resettable services are reset (`services_resetter`, the services tagged
- * kernel.reset) — by calling Kernel::boot() again, the path Symfony's own long-running
- * runtimes take — so the next request starts clean. A StreamedResponse's callback runs
- * before that reset, inside the request.
+ * converted back (Internal\ResponseFactory: streamed and file responses included). Once
+ * the response is written (Http\Response::withAfterSend(): the client does not wait for
+ * them, as under php-fpm's fastcgi_finish_request()), the kernel is terminated
+ * (kernel.terminate listeners: the profiler, mail spools, work deferred past the
+ * response) and its resettable services are reset (`services_resetter`, the services
+ * tagged kernel.reset) — by calling Kernel::boot() again, the path Symfony's own
+ * long-running runtimes take — so the next request starts clean: in sync mode the worker
+ * takes none before. A StreamedResponse's callback runs before that, inside the request.
+ * A wrapper that rebuilds the response without its after-send callbacks (with*() copies
+ * keep them) only delays them: in sync mode they run before the next request instead.
  *
  * Concurrency: the container and its RequestStack belong to the process, so by default
  * the kernel prefers sync mode (one request at a time per worker; bin/petrel picks it
@@ -54,6 +59,14 @@ final class KernelHandler implements RequestHandler, ModePreference
 
     /** @var list<string>|null framework.trusted_proxies when it names REMOTE_ADDR, see trustRemoteAddress() */
     private readonly ?array $remoteAddressProxies;
+
+    /**
+     * Sync mode: the terminate-and-reset of the last response until it has run (its
+     * after-send callback); the next request runs it first if it never did.
+     *
+     * @var (\Closure(): void)|null
+     */
+    private ?\Closure $unfinished = null;
 
     /**
      * @param bool $concurrent prefer coroutine mode (see the rules above)
@@ -81,9 +94,14 @@ final class KernelHandler implements RequestHandler, ModePreference
      */
     public function handle(Request $request): Response
     {
-        return $this->concurrent
-            ? $this->handleKernel($request)
-            : StrayOutput::forward(fn (): Response => $this->handleKernel($request));
+        if ($this->concurrent) {
+            return $this->handleKernel($request);
+        }
+        if ($this->unfinished !== null) {
+            ($this->unfinished)();
+        }
+
+        return StrayOutput::forward(fn (): Response => $this->handleKernel($request));
     }
 
     private function handleKernel(Request $request): Response
@@ -95,11 +113,38 @@ final class KernelHandler implements RequestHandler, ModePreference
         try {
             $symfonyResponse = $this->kernel->handle($symfonyRequest);
             $response = $this->responses->create($symfonyResponse, $symfonyRequest);
-            if ($this->kernel instanceof TerminableInterface) {
-                $this->kernel->terminate($symfonyRequest, $symfonyResponse);
-            }
+        } catch (\Throwable $error) {
+            $this->reset();
 
-            return $response;
+            throw $error;
+        }
+        $done = false;
+        $finish = function () use ($symfonyRequest, $symfonyResponse, &$done): void {
+            if ($done) {
+                return;
+            }
+            $done = true;
+            if ($this->concurrent) {
+                $this->terminate($symfonyRequest, $symfonyResponse);
+
+                return;
+            }
+            $this->unfinished = null; // one at a time in sync mode: it is this one
+            StrayOutput::forward(fn () => $this->terminate($symfonyRequest, $symfonyResponse));
+        };
+        if (!$this->concurrent) {
+            $this->unfinished = $finish;
+        }
+
+        return $response->withAfterSend($finish);
+    }
+
+    private function terminate(SymfonyRequest $request, SymfonyResponse $response): void
+    {
+        try {
+            if ($this->kernel instanceof TerminableInterface) {
+                $this->kernel->terminate($request, $response);
+            }
         } finally {
             $this->reset();
         }

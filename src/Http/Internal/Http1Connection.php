@@ -42,10 +42,10 @@ use function Petrel\sleep;
  * and hears of its end through ConnectionHost::connectionClosed(), once, whether it ended in
  * its coroutine or was closed while parked.
  *
- * Why one class of ~490 lines: reading, parking, responding, upgrading and lingering are
- * one state machine over the same fields (phase, deadline, parser, socket) that the
- * server reads; what needs none of them lives apart (RequestParser, ResponseEncoder,
- * BodyWriter, ConnectionRunners).
+ * Why one class of ~530 lines: reading, parking, responding (after-send callbacks
+ * included), upgrading and lingering are one state machine over the same fields (phase,
+ * deadline, parser, socket) that the server reads; what needs none of them lives apart
+ * (RequestParser, ResponseEncoder, BodyWriter, ConnectionRunners).
  *
  * @internal
  */
@@ -81,6 +81,9 @@ final class Http1Connection
     private bool $aborted = false;
     /** Set once the connection is upgraded: how its handler hears of a stop. */
     private ?UpgradeContext $upgrade = null;
+    /** The request whose response has after-send callbacks, and that response, while it is written. */
+    private ?Request $sendingFor = null;
+    private ?AfterSendResponse $sending = null;
     /** The client may still be sending: close by lingering. */
     private bool $linger = false;
     /**
@@ -173,6 +176,9 @@ final class Http1Connection
             // The peer went away, a timeout closed the socket, or the server is aborting.
         } finally {
             if (!$this->parked) {
+                if ($this->sending !== null) {
+                    $this->runAfterSend(); // the write failed: they run all the same
+                }
                 $this->end();
             }
         }
@@ -349,6 +355,10 @@ final class Http1Connection
         $response = $this->host->dispatch($request, $this->socket);
         $this->request = null;
         $this->served++;
+        if ($response instanceof AfterSendResponse) {
+            $this->sendingFor = $request;
+            $this->sending = $response;
+        }
         // A 101 always has a Connection header (Response makes sure), so the common case
         // (none) skips asking for the status: a call less per request.
         $headers = $response->getHeaderMap();
@@ -386,8 +396,34 @@ final class Http1Connection
             $keepAlive = $this->respondInChunks($request, $response, $body, $protocol, $keepAlive, $isHead);
         }
         $this->accessLog?->log($request, $response);
+        if ($this->sending !== null) {
+            $this->runAfterSend();
+        }
 
         return $keepAlive; // the phase stays BUSY (readRequest() set it) until no partial request is left
+    }
+
+    /**
+     * The after-send callbacks of the response just written (Response::withAfterSend()),
+     * or whose write failed: each runs, one that throws is logged (not when the server
+     * aborted the connection: its cancellation ends them too).
+     */
+    private function runAfterSend(): void
+    {
+        $request = $this->sendingFor;
+        $callbacks = $this->sending?->getAfterSend() ?? [];
+        $this->sendingFor = $this->sending = null;
+        \assert($request !== null);
+        $this->deadline = \INF; // they own their time, as a handler does
+        foreach ($callbacks as $callback) {
+            try {
+                $callback();
+            } catch (\Throwable $error) {
+                if (!$this->aborted) {
+                    $this->host->logError($error, $request);
+                }
+            }
+        }
     }
 
     /**

@@ -7,6 +7,7 @@ namespace Petrel\Web\Classic;
 use Closure;
 use Petrel\Coroutine\Scheduler;
 use Petrel\Http\Handlers;
+use Petrel\Http\Request;
 use Petrel\Http\Response;
 use Petrel\Loop\StreamSelectDriver;
 use Throwable;
@@ -47,6 +48,33 @@ final class FrontController
                 $response = Response::text("500 Internal Server Error\n", 500);
             }
             SapiEmitter::emit($response, $request);
+            self::afterSend($response, $request);
         });
+    }
+
+    /**
+     * A response's after-send callbacks (Response::withAfterSend()) run once the client
+     * has its response: after fastcgi_finish_request() under php-fpm; elsewhere (php -S,
+     * Apache's mod_php) the output is flushed and they run before the request ends. One
+     * that throws is logged and the others still run, as in a worker.
+     */
+    private static function afterSend(Response $response, Request $request): void
+    {
+        $callbacks = $response->getAfterSend();
+        if ($callbacks === []) {
+            return;
+        }
+        if (\function_exists('fastcgi_finish_request')) {
+            \fastcgi_finish_request();
+        } else {
+            \flush();
+        }
+        foreach ($callbacks as $callback) {
+            try {
+                $callback();
+            } catch (Throwable $error) {
+                \error_log(\sprintf('petrel classic: after %s %s: %s', $request->getMethod(), $request->getTarget(), $error));
+            }
+        }
     }
 }

@@ -61,4 +61,40 @@ final class SyncModeTest extends AsyncTestCase
             }
         });
     }
+
+    public function testAResponsesAfterSendWorkRunsOnceItIsWrittenAndBeforeTheNextRequest(): void
+    {
+        $this->async(static function (): void {
+            $log = [];
+            $handler = static function (Request $request) use (&$log): Response {
+                $log[] = "handle {$request->getPath()}";
+
+                return Response::text($request->getPath())->withAfterSend(static function () use ($request, &$log): void {
+                    sleep(0.3); // a coroutine wait: only the worker's lock keeps the next request out
+                    $log[] = "after {$request->getPath()}";
+                });
+            };
+            $listener = listen('127.0.0.1:0');
+            $server = new Server(new ClosureHandler($handler), new ServerConfig(mode: ServerConfig::MODE_SYNC));
+            $serving = go($server->serve(...), $listener, 5.0);
+            try {
+                $address = $listener->getAddress();
+                $first = RawHttp::connect($address);
+                $first->write("GET /first HTTP/1.1\r\nHost: x\r\n\r\n");
+                sleep(0.01);
+                $second = RawHttp::connect($address);
+                $second->write("GET /second HTTP/1.1\r\nHost: x\r\n\r\n");
+
+                self::assertSame('/first', RawHttp::readResponse($first)?->body);
+                self::assertSame(['handle /first'], $log, 'the client has its response before the after-send work is done');
+                self::assertSame('/second', RawHttp::readResponse($second)?->body);
+                self::assertSame(['handle /first', 'after /first', 'handle /second'], \array_slice($log, 0, 3), 'the next request waits for it');
+                $first->close();
+                $second->close();
+            } finally {
+                $server->stop();
+                $serving->join();
+            }
+        });
+    }
 }

@@ -94,7 +94,11 @@ final class ExampleKernelTest extends TestCase
     {
         $first = $this->get('/api/state?id=1');
         self::assertSame('{"entries":["1"]}', $first->getBody());
-        self::assertSame([], $this->journalEntries(), 'reset once the request is over, not when the next one comes');
+        self::assertSame(['1'], $this->journalEntries(), 'kept until the response is written');
+        foreach ($first->getAfterSend() as $callback) {
+            $callback(); // what the connection does once the response is written
+        }
+        self::assertSame([], $this->journalEntries(), 'reset once the response is out, not when the next request comes');
         self::assertSame('{"entries":["2"]}', $this->get('/api/state?id=2')->getBody());
     }
 

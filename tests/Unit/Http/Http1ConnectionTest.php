@@ -265,6 +265,60 @@ final class Http1ConnectionTest extends AsyncTestCase
         });
     }
 
+    public function testAfterSendCallbacksRunOnceTheResponseIsWrittenInOrderAndAFailureIsLogged(): void
+    {
+        $this->async(function (): void {
+            $socket = new MemorySocket(["GET /first HTTP/1.1\r\nHost: x\r\n\r\nGET /next HTTP/1.1\r\nHost: x\r\n\r\n"], true);
+            $seen = [];
+            $handler = static function (Request $request) use ($socket, &$seen): Response {
+                $seen[] = "handler {$request->getPath()}";
+                if ($request->getPath() !== '/first') {
+                    return Response::text('next');
+                }
+
+                return Response::text('first')
+                    ->withAfterSend(static function () use ($socket, &$seen): void {
+                        $seen[] = 'one, after ' . \substr_count($socket->written(), 'HTTP/1.1 200') . ' response(s) written: ' . (\str_ends_with($socket->written(), 'first') ? 'all of it' : 'not all');
+                        sleep(0.01); // a callback may wait, as a handler does
+                    })
+                    ->withHeader('X-Kept', 'by the copies')
+                    ->withAfterSend(static function (): never {
+                        throw new \RuntimeException('the second failed');
+                    })
+                    ->withAfterSend(static function () use (&$seen): void {
+                        $seen[] = 'three';
+                    });
+            };
+            $connection = $this->connection($socket, $handler);
+            $connection->start();
+            $this->waitClosed($connection);
+
+            self::assertSame(['handler /first', 'one, after 1 response(s) written: all of it', 'three', 'handler /next'], $seen);
+            self::assertSame(['the second failed'], $this->logged, 'logged with its request; the connection goes on');
+            self::assertSame(2, \substr_count($socket->written(), 'HTTP/1.1 200'));
+        });
+    }
+
+    public function testAfterSendCallbacksRunWhenTheWriteFails(): void
+    {
+        $this->async(function (): void {
+            $socket = new MemorySocket(["GET / HTTP/1.1\r\nHost: x\r\n\r\n"], false);
+            $ran = false;
+            $handler = static function () use ($socket, &$ran): Response {
+                $socket->close(); // the client is gone before the response goes out
+                return Response::text('lost')->withAfterSend(static function () use (&$ran): void {
+                    $ran = true;
+                });
+            };
+            $connection = $this->connection($socket, $handler);
+            $connection->start();
+            $this->waitClosed($connection);
+
+            self::assertSame('', $socket->written());
+            self::assertTrue($ran, 'what must follow the request (a lock, a reset) is not skipped');
+        });
+    }
+
     public function testMalformedInputIsAnsweredWithItsStatusThenALingeringClose(): void
     {
         $this->async(function (): void {

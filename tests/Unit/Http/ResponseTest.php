@@ -177,4 +177,34 @@ final class ResponseTest extends TestCase
         self::assertTrue(Status::forbidsBody(304));
         self::assertFalse(Status::forbidsBody(200));
     }
+
+    public function testAfterSendCallbacksAreKeptByCopiesAndRefusedOnA101(): void
+    {
+        $first = static function (): void {
+        };
+        $second = static function (): void {
+        };
+        $plain = Response::text('hi');
+        $response = $plain->withAfterSend($first);
+
+        self::assertSame([], $plain->getAfterSend(), 'the original is unchanged');
+        self::assertSame([$first], $response->getAfterSend());
+        self::assertSame('hi', $response->getBody());
+        self::assertSame('text/plain; charset=utf-8', $response->getHeader('Content-Type'));
+        $copy = $response->withHeader('X-A', '1')->withStatus(201)->withBody('there')->withCookie(new Cookie('c', 'v'))->withAfterSend($second);
+        self::assertSame([$first, $second], $copy->getAfterSend());
+        self::assertSame([$first], $response->getAfterSend());
+        self::assertSame(201, $copy->getStatus());
+        self::assertSame(['c'], \array_map(static fn (Cookie $cookie): string => $cookie->name, \array_values($copy->getCookies())));
+
+        try {
+            Response::upgrade(['Upgrade' => 'x'], static function (): void {
+            })->withAfterSend($first);
+            self::fail('a 101 has no after-send callbacks');
+        } catch (\ValueError $error) {
+            self::assertStringContainsString('upgrade handler', $error->getMessage());
+        }
+        $this->expectException(\ValueError::class);
+        $response->withStatus(101);
+    }
 }

@@ -185,6 +185,18 @@ final class FrontControllerTest extends TestCase
         self::assertStringNotContainsString('STDERR', $log);
     }
 
+    public function testAfterSendCallbacksRunOnceTheResponseIsOutAndAFailureIsLogged(): void
+    {
+        [$status, , $body] = $this->request("GET /after-send HTTP/1.1\r\nHost: test\r\n\r\n");
+
+        self::assertSame('HTTP/1.1 200 OK', $status);
+        self::assertSame('sent', $body);
+        $log = (string) \file_get_contents(self::$log);
+        self::assertStringContainsString('after-send ran, headers sent', $log);
+        self::assertStringContainsString('petrel classic: after GET /after-send: RuntimeException: after-send failed', $log);
+        self::assertStringContainsString('after-send went on', $log);
+    }
+
     /**
      * Sends $raw on a new connection and reads until `php -S` closes it.
      *
