@@ -92,7 +92,7 @@ final class ErrorRenderer
     {
         $body = ['status' => $status, 'message' => $message];
         if ($errors !== []) {
-            $body['errors'] = $errors;
+            $body['errors'] = (object) $errors; // an object even for fields "0", "1", …, not a JSON list
         }
         if ($details !== null) {
             $body['debug'] = $details;

@@ -64,6 +64,7 @@ final class Validator
 
         $valid = $errors = [];
         foreach ($parsed as $field => $fieldRules) {
+            $field = (string) $field; // "0", "42": PHP made the key an int again
             [$present, $value] = InputPath::get($input, $field);
             if (!$present || self::isEmpty($value)) {
                 if ($fieldRules->required) {

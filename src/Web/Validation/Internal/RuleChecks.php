@@ -104,8 +104,8 @@ final class RuleChecks
             \is_string($value) => [\function_exists('mb_strlen') ? \mb_strlen($value, 'UTF-8') : \strlen($value), ' characters'],
             default => [null, ''],
         };
-        $low = (float) $parameters[0];
-        $high = (float) ($parameters[1] ?? $parameters[0]);
+        $low = self::bound($parameters[0], $measure);
+        $high = self::bound($parameters[1] ?? $parameters[0], $measure);
         $passes = $measure !== null && match ($rule) {
             'min' => $measure >= $low,
             'max' => $measure <= $low,
@@ -123,6 +123,16 @@ final class RuleChecks
                 : "The {$label} field must not be greater than {$parameters[0]}{$unit}.",
             default => "The {$label} field must {$have} between {$parameters[0]} and {$parameters[1]}{$unit}.",
         };
+    }
+
+    /**
+     * A size rule's parameter, to compare with $measure: an int for an int measure when the
+     * parameter is an integer, as a float from 2^53 up is not exact (9007199254740993 passed
+     * "max:9007199254740992", PHP_INT_MAX passed "max:9223372036854775806").
+     */
+    private static function bound(string $parameter, int|float|null $measure): int|float
+    {
+        return \is_int($measure) ? IntegerText::parse($parameter) ?? (float) $parameter : (float) $parameter;
     }
 
     /** @param list<string> $schemes */

@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Petrel\Tests\Unit\Web\Validation;
 
+use Petrel\Http\Request;
+use Petrel\Web\Error\ErrorRenderer;
 use Petrel\Web\Error\HttpError;
 use Petrel\Web\Error\UnprocessableEntity;
 use Petrel\Web\Validation\Internal\FieldRules;
@@ -96,6 +98,10 @@ final class ValidatorTest extends TestCase
         yield 'native int without type' => ['min:5', 3, ['error', 'The f field must be at least 5.']];
         yield 'between value' => ['int|between:1,5', '5', ['ok', 5]];
         yield 'between value fails' => ['int|between:1,5', '6', ['error', 'The f field must be between 1 and 5.']];
+        // Compared as floats, the bounds lost their last digits from 2^53 up.
+        yield 'max value past 2^53' => ['int|max:9007199254740992', '9007199254740993', ['error', 'The f field must not be greater than 9007199254740992.']];
+        yield 'between near PHP_INT_MAX' => ['int|between:1,9223372036854775806', '9223372036854775807', ['error', 'The f field must be between 1 and 9223372036854775806.']];
+        yield 'min value past 2^53' => ['int|min:9007199254740993', '9007199254740993', ['ok', 9007199254740993]];
         yield 'between length' => ['between:2,3', 'abcd', ['error', 'The f field must be between 2 and 3 characters.']];
         yield 'min count' => ['array|min:2', ['a'], ['error', 'The f field must have at least 2 items.']];
         yield 'max count' => ['array|max:1', ['a', 'b'], ['error', 'The f field must not have more than 1 items.']];
@@ -175,6 +181,21 @@ final class ValidatorTest extends TestCase
             self::fail('Expected ValidationException');
         } catch (ValidationException $e) {
             self::assertSame(['address.city' => ['The address city field is required.']], $e->errors());
+        }
+    }
+
+    /** A field named "0" or "1" (a list, a CSV row) is an int key in PHP: it was a TypeError, a 500. */
+    public function testNumericFieldNames(): void
+    {
+        self::assertSame([0 => 'ada', 1 => 36], Validator::validate(['ada', '36', 'dropped'], ['0' => 'required|string', '1' => 'int']));
+        try {
+            Validator::validate(['ada'], ['0' => 'int', '1' => 'required']);
+            self::fail('Expected ValidationException');
+        } catch (ValidationException $e) {
+            self::assertSame([0 => ['The 0 field must be an integer.'], 1 => ['The 1 field is required.']], $e->errors());
+            // "errors" is an object in JSON, field => messages, also when the fields are 0, 1, …
+            $response = (new ErrorRenderer())->render($e, Request::create('GET', '/', ['Accept' => 'application/json']), false);
+            self::assertStringContainsString('"errors":{"0":["The 0 field must be an integer."],"1":["The 1 field is required."]}', (string) $response->getBody());
         }
     }
 
