@@ -8,6 +8,7 @@ use Petrel\Web\View\Internal\KeyCachingFilesystemLoader;
 use Petrel\Web\View\View;
 use PHPUnit\Framework\Attributes\CoversClass;
 use PHPUnit\Framework\TestCase;
+use Twig\Error\LoaderError;
 
 #[CoversClass(KeyCachingFilesystemLoader::class)]
 #[CoversClass(View::class)]
@@ -49,6 +50,28 @@ final class KeyCachingFilesystemLoaderTest extends TestCase
 
         self::assertSame(['[1]', '[2]', '[3]'], \array_map(static fn (int $n): string => $view->render('page.twig', ['n' => $n]), [1, 2, 3]));
         self::assertSame('[4]', (string) $view->response('page.twig', ['n' => 4])->getBody());
+    }
+
+    /** A template named after the URL: every made-up name was remembered for the life of the worker. */
+    public function testMissingNamesAreNotRememberedWithoutBound(): void
+    {
+        $dir = $this->dir(['a.twig' => 'a']);
+        $view = new View($dir->path);
+        $loader = $view->environment()->getLoader();
+        \assert($loader instanceof KeyCachingFilesystemLoader);
+        $misses = static fn (): int => \count((fn (): array => $this->errorCache)->call($loader));
+
+        for ($i = 0; $i < 1000; ++$i) {
+            try {
+                $view->render("pages/missing-{$i}.twig");
+                self::fail('Expected a LoaderError');
+            } catch (LoaderError $e) {
+                self::assertSame("Unable to find template \"pages/missing-{$i}.twig\" (looked into: {$dir->path}).", $e->getMessage());
+            }
+        }
+
+        self::assertLessThanOrEqual(256, $misses());
+        self::assertSame('a', $view->render('a.twig'));
     }
 
     /** @param array<string, string> $templates */

@@ -8,6 +8,7 @@ use Petrel\Web\View\Internal\ReloadingFilesystemLoader;
 use Petrel\Web\View\View;
 use PHPUnit\Framework\Attributes\CoversClass;
 use PHPUnit\Framework\TestCase;
+use Twig\Error\LoaderError;
 
 /**
  * Templates are compiled once per process and kept in memory; a cache dir adds compiled
@@ -93,10 +94,40 @@ final class ViewCompilationTest extends TestCase
         self::assertSame(['child.twig' => 1, 'base.twig' => 1, 'part.twig' => 2], $loader->sourceReads);
     }
 
+    /**
+     * FilesystemLoader remembered where each name was found, and where it was not: a
+     * template created after a failed render stayed missing until a restart, a deleted one
+     * rendered as empty, an override added to the first directory went unseen.
+     */
+    public function testDebugModeLooksForTheFileAgainOnEveryRender(): void
+    {
+        $themes = new TemplateDir();
+        $this->cleanup[] = $themes->path;
+        $view = new View([$themes->path, $this->dir->path], debug: true);
+        try {
+            $view->render('new.twig');
+            self::fail('Expected a LoaderError');
+        } catch (LoaderError) {
+        }
+
+        $this->dir->write('new.twig', 'new');
+        self::assertSame('new', $view->render('new.twig'), 'a template created after a failed render');
+
+        $themes->write('part.twig', '(theme {{ name }})');
+        self::assertSame('<main>a:(theme a)</main>', $view->render('child.twig', ['name' => 'a']), 'an override in the first directory');
+
+        \unlink($themes->path . '/part.twig');
+        \unlink($this->dir->path . '/part.twig');
+        $this->expectException(LoaderError::class);
+        $this->expectExceptionMessage('Unable to find template "part.twig"');
+        $view->render('child.twig', ['name' => 'b']);
+    }
+
     public function testACacheDirHoldsCompiledPhpThatAFreshProcessLoadsWithoutCompiling(): void
     {
         $cache = \sys_get_temp_dir() . '/petrel-view-cache-' . \bin2hex(\random_bytes(8));
         $this->cleanup[] = $cache;
+        $this->age($this->dir->path, 100); // written before the deploy, not in the second compiled
 
         $first = $this->renderInFreshProcess($cache);
         self::assertSame("3\n<main>classic:[CLASSIC]</main>", $first, 'the first process compiles the three templates');
@@ -105,6 +136,34 @@ final class ViewCompilationTest extends TestCase
 
         $second = $this->renderInFreshProcess($cache);
         self::assertSame("0\n<main>classic:[CLASSIC]</main>", $second, 'a later process loads them from the cache dir');
+    }
+
+    /** Without a look at the template's time, classic mode served the old one until the cache dir was cleared. */
+    public function testACacheDirTemplateChangedSinceItWasCompiledIsCompiledAgain(): void
+    {
+        $cache = \sys_get_temp_dir() . '/petrel-view-cache-' . \bin2hex(\random_bytes(8));
+        $this->cleanup[] = $cache;
+        $this->age($this->dir->path, 100);
+        self::assertSame("3\n<main>classic:[CLASSIC]</main>", $this->renderInFreshProcess($cache));
+        $this->age($cache, 50);
+
+        $this->dir->write('part.twig', '(deployed {{ name }})');
+        $this->age($this->dir->path . '/part.twig', 10);
+
+        self::assertSame("1\n<main>classic:(deployed classic)</main>", $this->renderInFreshProcess($cache), 'the changed template only');
+        self::assertSame("0\n<main>classic:(deployed classic)</main>", $this->renderInFreshProcess($cache), 'then from the cache dir again');
+    }
+
+    /** Sets the modification time of $path (a file, or every file under a directory) to $seconds ago. */
+    private function age(string $path, int $seconds): void
+    {
+        $files = \is_dir($path)
+            ? new \RecursiveIteratorIterator(new \RecursiveDirectoryIterator($path, \FilesystemIterator::SKIP_DOTS))
+            : [new \SplFileInfo($path)];
+        foreach ($files as $file) {
+            \assert($file instanceof \SplFileInfo);
+            \touch($file->getPathname(), \time() - $seconds);
+        }
     }
 
     private function countLoads(View $view): CountingLoader
