@@ -109,15 +109,18 @@ final class FileWatcher implements Sidecar
         $files = [];
         $recent = \time() - 2;
         foreach ($this->directories as $directory) {
-            $iterator = new \RecursiveIteratorIterator(
-                new \RecursiveCallbackFilterIterator(
-                    new \RecursiveDirectoryIterator($directory, \FilesystemIterator::SKIP_DOTS | \FilesystemIterator::CURRENT_AS_FILEINFO),
-                    static fn (\SplFileInfo $file): bool => $file->isDir()
-                        ? !\str_starts_with($file->getFilename(), '.') && !\in_array($file->getFilename(), self::SKIP, true)
-                        : \in_array(\strtolower($file->getExtension()), self::EXTENSIONS, true),
-                ),
-            );
+            // The walk opens the directory too: one removed (a branch switched, a build
+            // directory cleaned) threw out of the master's loop, and the server died with it.
+            // Its files count as removed; when it is back, they count as new.
             try {
+                $iterator = new \RecursiveIteratorIterator(
+                    new \RecursiveCallbackFilterIterator(
+                        new \RecursiveDirectoryIterator($directory, \FilesystemIterator::SKIP_DOTS | \FilesystemIterator::CURRENT_AS_FILEINFO),
+                        static fn (\SplFileInfo $file): bool => $file->isDir()
+                            ? !\str_starts_with($file->getFilename(), '.') && !\in_array($file->getFilename(), self::SKIP, true)
+                            : \in_array(\strtolower($file->getExtension()), self::EXTENSIONS, true),
+                    ),
+                );
                 foreach ($iterator as $file) {
                     \assert($file instanceof \SplFileInfo);
                     $stat = @\stat($file->getPathname());
@@ -127,7 +130,7 @@ final class FileWatcher implements Sidecar
                     }
                 }
             } catch (\UnexpectedValueException) {
-                // A directory removed during the walk: the next poll sees the rest.
+                // The directory, or one below it, removed before or during the walk: the next poll sees the rest.
             }
         }
 
