@@ -12,12 +12,20 @@ use Petrel\Process\Sidecar;
  * summed (PrometheusText), from the status each worker sends every second. It runs in the
  * master's select() loop (a Process\Sidecar): non-blocking sockets, a request head of at
  * most 8 KiB, 5 s for it to arrive, one response, then close. Anything but GET /metrics
- * (or /) is a 404.
+ * (or /) is a 404. At most MAX_CLIENTS connections wait for their head; a new one past
+ * that closes the oldest (a scraper sends its head at once: it is answered on arrival).
  */
 final class MetricsEndpoint implements Sidecar
 {
     private const MAX_HEAD = 8192;
     private const TIMEOUT = 5.0;
+    /**
+     * Connections waiting for their head at most. Without a cap, ~1,000 idle connections
+     * (a port scan, a broken client retrying) took the master past select()'s 1,024
+     * descriptors: stream_select() failed at once every turn, and the master spun at a
+     * full core, deaf to its workers' pipes and to every scrape.
+     */
+    public const MAX_CLIENTS = 64;
 
     /** @var resource */
     private $listener;
@@ -65,6 +73,9 @@ final class MetricsEndpoint implements Sidecar
         if ($stream === $this->listener) {
             $client = @\stream_socket_accept($this->listener, 0);
             if ($client !== false) {
+                if (\count($this->clients) >= self::MAX_CLIENTS) {
+                    $this->closeOldest();
+                }
                 \stream_set_blocking($client, false);
                 $this->clients[(int) $client] = [$client, '', \microtime(true) + self::TIMEOUT];
             }
@@ -91,6 +102,16 @@ final class MetricsEndpoint implements Sidecar
         \stream_set_timeout($stream, 1);
         @\fwrite($stream, $this->respond($head, $status));
         @\fclose($stream);
+    }
+
+    /** Closes the client that has waited longest (the first added: unset() and re-adding keeps that order). */
+    private function closeOldest(): void
+    {
+        $id = \array_key_first($this->clients);
+        if ($id !== null) {
+            @\fclose($this->clients[$id][0]);
+            unset($this->clients[$id]);
+        }
     }
 
     /** Keeps the counters of workers that exit between two scrapes (at most once a second). */
