@@ -43,6 +43,7 @@ final class BlockingDetector
     /** @var array<string, true> sites reported */
     private array $reported = [];
     private readonly string $petrelSource;
+    private readonly string $petrelBin;
 
     /**
      * @param Closure(string): void|null $report where a report goes; Log::warning() by default
@@ -55,6 +56,7 @@ final class BlockingDetector
             throw new \InvalidArgumentException("The threshold must be > 0 s, got {$thresholdSeconds}");
         }
         $this->petrelSource = \dirname(__DIR__) . \DIRECTORY_SEPARATOR;
+        $this->petrelBin = \dirname(__DIR__, 2) . \DIRECTORY_SEPARATOR . 'bin' . \DIRECTORY_SEPARATOR;
     }
 
     /**
@@ -120,7 +122,7 @@ final class BlockingDetector
     {
         foreach ($frames as $frame) {
             $file = $frame['file'] ?? null;
-            if (\is_string($file) && !\str_starts_with($file, $this->petrelSource)) {
+            if (\is_string($file) && !$this->isPetrels($file)) {
                 return "{$file}:" . (int) ($frame['line'] ?? 0);
             }
         }
@@ -140,12 +142,23 @@ final class BlockingDetector
     {
         $last = 0;
         foreach ($frames as $i => $frame) {
-            if (\is_string($frame['file'] ?? null) && !\str_starts_with($frame['file'], $this->petrelSource)) {
+            if (\is_string($frame['file'] ?? null) && !$this->isPetrels($frame['file'])) {
                 $last = $i;
             }
         }
 
         return \array_slice($frames, 0, $last + 2);
+    }
+
+    /**
+     * Whether $file is the server's: Petrel's src/, or the bin/petrel that started the
+     * worker and Composer's vendor/bin proxy of it. (The launcher at the bottom of every
+     * stack counted as the APP's: each report listed the whole server, 30 frames deep.)
+     */
+    private function isPetrels(string $file): bool
+    {
+        return \str_starts_with($file, $this->petrelSource) || \str_starts_with($file, $this->petrelBin)
+            || \str_ends_with(\dirname($file), \DIRECTORY_SEPARATOR . 'vendor' . \DIRECTORY_SEPARATOR . 'bin');
     }
 
     /**

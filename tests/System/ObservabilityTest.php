@@ -122,6 +122,9 @@ final class ObservabilityTest extends TestCase
         self::assertMatchesRegularExpression('/the event loop was blocked for \d+ ms \(threshold 100 ms\) at ' . \preg_quote(self::APP, '/') . ':(' . $line . '|' . ($line + 1) . ')/', $log);
         self::assertStringContainsString('usleep(400000); // BLOCKING-CALL', $log, 'the source line is shown');
         self::assertSame(1, \substr_count($log, 'the event loop was blocked'), 'once per call site');
+        // The stack is the APP's frames and the one of Petrel's that called them: bin/petrel
+        // at its bottom counted as the APP's, and the whole server was listed, 30 frames deep.
+        self::assertMatchesRegularExpression('/  stack:\n    #0 ' . \preg_quote(self::APP, '/') . ':\d+ [^\n]*\n    #1 [^\n]*\n  advice:/', $log, 'the APP\'s frame and its caller only');
         $server->stop();
     }
 
