@@ -150,9 +150,8 @@ final class LeakCheck implements RequestHandler
 
     /**
      * Adds $site's size to $sizes ($unsized for a value with no size; left out when null).
-     * Measuring runs the APP's code (Countable::count(), an error handler for count()'s
-     * recursion warning): if it throws, the site is noted once and skipped from then on,
-     * so neither the request nor later checks fail.
+     * Measuring runs the APP's code (Countable::count()): if it throws, the site is noted
+     * once and skipped from then on, so neither the request nor later checks fail.
      *
      * @param array<string, int> $sizes
      */
@@ -174,13 +173,25 @@ final class LeakCheck implements RequestHandler
         }
     }
 
-    /** Entries of an array (recursively, up to 100,000) or a Countable; null for anything else. */
+    /**
+     * Entries of an array (recursively, up to 100,000) or a Countable; null for anything else.
+     * An array that holds a reference to itself is counted up to the recursion: count()'s
+     * "Recursion detected" warning is the check's own business, not the APP's (it went to
+     * the APP's error handler, or printed two warnings pointing into Petrel per request).
+     */
     private static function size(mixed $value): ?int
     {
         if (\is_array($value)) {
             $count = \count($value);
-
-            return $count > 100_000 ? $count : \count($value, \COUNT_RECURSIVE);
+            if ($count > 100_000) {
+                return $count;
+            }
+            \set_error_handler(static fn (): bool => true, \E_WARNING);
+            try {
+                return \count($value, \COUNT_RECURSIVE);
+            } finally {
+                \restore_error_handler();
+            }
         }
 
         return $value instanceof \Countable ? \count($value) : null;

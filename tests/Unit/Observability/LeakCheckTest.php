@@ -91,6 +91,42 @@ final class LeakCheckTest extends TestCase
         self::assertCount(2, $this->said, 'the unmeasurable value is noted once');
     }
 
+    /**
+     * An array holding a reference to itself made count() warn "Recursion detected" twice
+     * per request: into the APP's error handler, or printed, pointing at LeakCheck.php.
+     */
+    public function testAnArrayThatHoldsItselfIsMeasuredWithoutAWarning(): void
+    {
+        $check = new LeakCheck(new class () implements RequestHandler {
+            public function handle(Request $request): Response
+            {
+                if ($request->getPath() === '/grow') {
+                    $GLOBALS['petrelLeakCheckSelf'][] = 'more';
+                }
+
+                return Response::text('ok');
+            }
+        }, $this->report(...));
+        $GLOBALS['petrelLeakCheckSelf'] = ['first'];
+        $GLOBALS['petrelLeakCheckSelf']['self'] = &$GLOBALS['petrelLeakCheckSelf'];
+        $warnings = [];
+        \set_error_handler(static function (int $level, string $message) use (&$warnings): bool {
+            $warnings[] = $message;
+
+            return true;
+        });
+        try {
+            $check->handle(new Request('GET', '/'));
+            $check->handle(new Request('GET', '/grow'));
+        } finally {
+            \restore_error_handler();
+            unset($GLOBALS['petrelLeakCheckSelf']);
+        }
+
+        self::assertSame([], $warnings, 'the APP\'s error handler hears nothing of the check');
+        self::assertStringStartsWith('GET /grow grew $petrelLeakCheckSelf (global) from 2 to 3 entries', $this->said[0] ?? '', 'still measured');
+    }
+
     private function report(string $message): void
     {
         $this->said[] = $message;
