@@ -13,6 +13,7 @@ use Petrel\Http\Internal\TempFiles;
  * An HTTP request. Built on the hot path, so the constructor only stores the raw parts the
  * parser found; everything derived (path, query, cookies, parsed body, uploads, keep-alive)
  * is computed on first use and cached. Immutable to its users: with*() return copies.
+ * (Over 400 lines: one value class, each derived part a getter and a with*().)
  */
 final class Request
 {
@@ -299,6 +300,56 @@ final class Request
         $this->getParsedBody();
 
         return $this->uploadedFiles;
+    }
+
+    // The with*() below replace what would be derived from the target, headers or body (a
+    // PSR-15 middleware's withQueryParams(), withParsedBody()…): nothing is parsed for them.
+
+    /** @param array<mixed> $query what getQuery() gives from now on */
+    public function withQuery(array $query): self
+    {
+        $copy = clone $this;
+        $copy->query = $query;
+
+        return $copy;
+    }
+
+    /** @param array<string, string> $cookies what getCookies() gives from now on */
+    public function withCookies(array $cookies): self
+    {
+        $copy = clone $this;
+        $copy->cookies = $cookies;
+
+        return $copy;
+    }
+
+    /**
+     * What getParsedBody() gives from now on. The uploaded files stay what they were (none
+     * if the body was not parsed yet): set them with withUploadedFiles().
+     *
+     * @param array<mixed> $data
+     */
+    public function withParsedBody(array $data): self
+    {
+        $copy = clone $this;
+        $copy->parsedBody = $data;
+
+        return $copy;
+    }
+
+    /**
+     * What getUploadedFiles() gives from now on. The body's own form is parsed first when
+     * it was not yet (its fields are getParsedBody()'s, its files are replaced).
+     *
+     * @param array<string, UploadedFile|array<mixed>> $files
+     */
+    public function withUploadedFiles(array $files): self
+    {
+        $copy = clone $this;
+        $copy->getParsedBody();
+        $copy->uploadedFiles = $files;
+
+        return $copy;
     }
 
     public function getAttribute(string $name, mixed $default = null): mixed

@@ -5,10 +5,18 @@ declare(strict_types=1);
 namespace Petrel\Http\Psr;
 
 use Nyholm\Psr7\Factory\Psr17Factory;
+use Nyholm\Psr7\Response as PsrResponse;
+use Nyholm\Psr7\ServerRequest;
+use Petrel\Http\FileBody;
 use Petrel\Http\HttpException;
-use Petrel\Http\Internal\PeerAddress;
+use Petrel\Http\Internal\ServerParams;
+use Petrel\Http\Internal\TempFiles;
+use Petrel\Http\Psr\Internal\BufferedBodyStream;
+use Petrel\Http\Psr\Internal\FileBodyStream;
+use Petrel\Http\Psr\Internal\PsrUploadedFile;
 use Petrel\Http\Request;
 use Petrel\Http\Response;
+use Petrel\Http\ResponseBody;
 use Petrel\Http\StreamBody;
 use Petrel\Http\UploadedFile;
 use Psr\Http\Message\ResponseInterface;
@@ -16,7 +24,12 @@ use Psr\Http\Message\ServerRequestInterface;
 use Psr\Http\Message\StreamInterface;
 use Psr\Http\Message\UploadedFileInterface;
 
-/** Converts between Petrel's request/response and PSR-7 (nyholm/psr7), in both directions. */
+/**
+ * Converts between Petrel's request/response and PSR-7 (nyholm/psr7), in both directions.
+ * Bodies are not copied by the conversion: a PSR body made here reads the Petrel body
+ * (the string, the file, the generator) only when someone reads it, and converting it back
+ * gives the Petrel body itself while it still holds the bytes (see fromPsrBody()).
+ */
 final class PsrConverter
 {
     /** A response body up to this size is read into a string, a larger one streamed. */
@@ -30,14 +43,14 @@ final class PsrConverter
         $this->factory = new Psr17Factory();
     }
 
+    /**
+     * The request as a PSR-7 ServerRequest: headers, a lazy view of the body (the Request's
+     * own body stays usable), query, cookies, parsed body, uploads (PSR views of the same
+     * temp files), attributes, and php-fpm's server parameters (see Internal\ServerParams).
+     */
     public function toPsrRequest(Request $request): ServerRequestInterface
     {
         $host = $request->getHeader('host');
-        [$remote] = PeerAddress::split($request->getRemoteAddress()); // [::1]:80 → ::1, as php-fpm has it
-        $server = ['REQUEST_METHOD' => $request->getMethod(), 'REQUEST_URI' => $request->getTarget(), 'SERVER_PROTOCOL' => 'HTTP/' . $request->getProtocolVersion()];
-        if ($remote !== null) {
-            $server['REMOTE_ADDR'] = $remote;
-        }
         $target = $request->getTarget();
         // The parser refuses a Host with a path or userinfo in it (it would move the path);
         // an empty one (allowed) is localhost, a port past 65535 a 400 rather than a 500.
@@ -47,13 +60,17 @@ final class PsrConverter
         } catch (\InvalidArgumentException $invalid) {
             throw new HttpException(400, 'Invalid Host header or request target', $invalid);
         }
-        $psr = $this->factory->createServerRequest($request->getMethod(), $uri, $server)
-            ->withProtocolVersion($request->getProtocolVersion())
-            ->withQueryParams($request->getQuery())
-            ->withCookieParams($request->getCookies())
-            ->withBody($this->factory->createStreamFromResource(self::copyOf($request->getBodyStream())));
-        foreach ($request->getHeaders() as $name => $values) {
-            $psr = $psr->withHeader($name, $values);
+        $body = $request->isBodySpooled()
+            ? BufferedBodyStream::ofSharedStream($request->getBodyStream())
+            : BufferedBodyStream::ofString($request->getBody());
+        // All headers at once: a withHeader() each would clone the request each time.
+        $psr = new ServerRequest($request->getMethod(), $uri, $request->getHeaders(), $body, $request->getProtocolVersion(), ServerParams::of($request));
+        if ($request->getQueryString() !== '') {
+            $psr = $psr->withQueryParams($request->getQuery());
+        }
+        $cookies = $request->getCookies();
+        if ($cookies !== []) {
+            $psr = $psr->withCookieParams($cookies);
         }
         $parsed = $request->getParsedBody();
         if ($parsed !== []) {
@@ -61,7 +78,7 @@ final class PsrConverter
         }
         $files = $request->getUploadedFiles();
         if ($files !== []) {
-            $psr = $psr->withUploadedFiles($this->convertFiles($files));
+            $psr = $psr->withUploadedFiles(self::psrFiles($files));
         }
         foreach ($request->getAttributes() as $name => $value) {
             $psr = $psr->withAttribute($name, $value);
@@ -72,7 +89,7 @@ final class PsrConverter
 
     public function fromPsrResponse(ResponseInterface $response): Response
     {
-        $result = new Response($response->getStatusCode(), [], self::bodyOf($response->getBody()));
+        $result = new Response($response->getStatusCode(), [], $this->fromPsrBody($response->getBody()));
         foreach ($response->getHeaders() as $name => $values) {
             $result = $result->withHeader((string) $name, \array_values($values));
         }
@@ -80,15 +97,45 @@ final class PsrConverter
         return $result;
     }
 
-    public function fromPsrRequest(ServerRequestInterface $request): Request
+    /**
+     * A Petrel request from a PSR-7 one. $origin and $originPsr, when given: the Petrel
+     * request that $request descends from, and what toPsrRequest() made of it (a PSR-15
+     * middleware's "next" has both). Then what the middleware left alone comes from $origin
+     * as it is (the body unless written to, the parsed form and its uploads: no copy, no
+     * second parse), its protocol version, remote address and trailers are kept, and what
+     * the middleware set (withParsedBody(), withQueryParams(), withCookieParams(),
+     * withUploadedFiles(), attributes) is what the Petrel handler sees. Without them (a PSR
+     * request from elsewhere), non-empty query, cookie and upload params and a parsed body
+     * override what the Petrel request would parse itself.
+     *
+     * A parsed body that is an object (json_decode() without $associative) becomes the
+     * array of its public properties, nested stdClass objects too; uploaded files that
+     * are not PSR views of Petrel uploads are copied to temp files of their own.
+     */
+    public function fromPsrRequest(ServerRequestInterface $request, ?Request $origin = null, ?ServerRequestInterface $originPsr = null): Request
     {
         $headers = [];
         foreach ($request->getHeaders() as $name => $values) {
-            $headers[(string) $name] = \array_values($values);
+            $headers[\strtolower((string) $name)] = \array_values($values);
         }
-        $uri = $request->getUri();
-        $target = $request->getRequestTarget();
-        $converted = Request::create($request->getMethod(), $target !== '' ? $target : (string) $uri, $headers, (string) $request->getBody());
+        $body = $request->getBody();
+        $version = $request->getProtocolVersion();
+        $version = $version === '1.0' || $version === '1.1' ? $version : ($origin?->getProtocolVersion() ?? '1.1');
+        if ($origin !== null && $originPsr !== null) {
+            $keepsBody = $body === $originPsr->getBody() && $body instanceof BufferedBodyStream && !$body->replacesOriginal();
+            $converted = new Request(
+                $request->getMethod(),
+                $request->getRequestTarget(),
+                $version,
+                $headers,
+                $keepsBody ? ($origin->isBodySpooled() ? $origin->getBodyStream() : $origin->getBody()) : self::requestBody($body),
+                $origin->getTrailers(),
+                $origin->getRemoteAddress(),
+            );
+            $converted = $this->withParamsOf($converted, $request, $origin, $originPsr);
+        } else {
+            $converted = $this->withParamsOf(Request::create($request->getMethod(), $request->getRequestTarget(), $headers, (string) $body, $version), $request);
+        }
         foreach ($request->getAttributes() as $name => $value) {
             $converted = $converted->withAttribute((string) $name, $value);
         }
@@ -96,29 +143,46 @@ final class PsrConverter
         return $converted;
     }
 
+    /**
+     * A PSR-7 response whose body is a lazy view of the Petrel one: a FileBody's file is
+     * opened, a StreamBody's generator started, only when a middleware reads the body.
+     */
     public function toPsrResponse(Response $response): ResponseInterface
     {
         $body = $response->getBody();
-        $psr = $this->factory->createResponse($response->getStatus())
-            ->withBody($this->factory->createStream(\is_string($body) ? $body : ''));
-        foreach ($response->getHeaders() as $name => $values) {
-            $psr = $psr->withHeader($name, $values);
-        }
+        $headers = $response->getHeaders();
         foreach ($response->getCookies() as $cookie) {
-            $psr = $psr->withAddedHeader('Set-Cookie', $cookie->toHeaderValue());
+            $headers['Set-Cookie'][] = $cookie->toHeaderValue(); // merged with a "set-cookie" header
         }
 
-        return $psr;
+        // All headers at once: a withHeader() each would clone the response each time.
+        return new PsrResponse(
+            $response->getStatus(),
+            $headers,
+            $body instanceof FileBody ? new FileBodyStream($body) : BufferedBodyStream::ofResponseBody($body),
+            '1.1',
+            $response->getReasonPhrase(),
+        );
     }
 
     /**
-     * A body of known size up to STRING_BODY bytes as a string; a larger one, or one of
-     * unknown size, is read from the PSR stream in chunks as the connection writes it —
-     * read whole, a download (a file stream) had to fit in the worker's memory_limit,
-     * where PHP's emitters send it chunk by chunk under php-fpm.
+     * The Petrel body to send for a PSR body. One made by toPsrResponse() gives the Petrel
+     * body back while that still holds the bytes: a FileBody always (reading the view does
+     * not use the file up), a string unless the view was written to, a StreamBody unless
+     * its generator was started (then what was read, and the rest of the generator, are
+     * sent from the view). Any other stream: a string when its known size is up to 1 MiB,
+     * else a StreamBody read from it in chunks as the connection writes it — read whole, a
+     * download (a file stream) had to fit in the worker's memory_limit, where PHP's
+     * emitters send it chunk by chunk under php-fpm.
      */
-    private static function bodyOf(StreamInterface $body): string|StreamBody
+    public function fromPsrBody(StreamInterface $body): string|ResponseBody
     {
+        if ($body instanceof FileBodyStream) {
+            return $body->getFileBody();
+        }
+        if ($body instanceof BufferedBodyStream) {
+            return $body->toResponseBody();
+        }
         $seekable = $body->isSeekable();
         if ($seekable) {
             $body->rewind();
@@ -149,50 +213,133 @@ final class PsrConverter
     }
 
     /**
-     * PSR-7 streams close their resource when destroyed: hand them a copy, never the
-     * Request's own body stream (code after the PSR handler may still read it).
+     * A PSR body a middleware gave the request: a string up to 1 MiB, a larger one (or one
+     * of unknown size) spooled to a temp stream, as the parser spools a large upload.
      *
-     * @param resource $stream
-     * @return resource
+     * @return string|resource
      */
-    private static function copyOf(mixed $stream): mixed
+    private static function requestBody(StreamInterface $body): mixed
     {
-        $copy = \fopen('php://temp/maxmemory:1048576', 'w+b');
-        if ($copy === false) {
-            throw new \RuntimeException('Cannot create a temporary stream for the PSR-7 request body');
+        if ($body->isSeekable()) {
+            $body->rewind();
         }
-        \rewind($stream);
-        \stream_copy_to_stream($stream, $copy);
-        \rewind($stream);
+        $size = $body->getSize();
+        if ($size !== null && $size <= self::STRING_BODY) {
+            return $body->getContents();
+        }
+        $copy = \fopen('php://temp/maxmemory:1048576', 'w+b') ?: throw new \RuntimeException('Cannot create a temporary stream for a request body');
+        while (($chunk = $body->read(self::CHUNK)) !== '') {
+            \fwrite($copy, $chunk);
+        }
         \rewind($copy);
 
         return $copy;
+    }
+
+    /** Query, cookies, parsed body and uploads of $psr onto $request: see fromPsrRequest(). */
+    private function withParamsOf(Request $request, ServerRequestInterface $psr, ?Request $origin = null, ?ServerRequestInterface $originPsr = null): Request
+    {
+        $query = $psr->getQueryParams();
+        /** @var array<string, string> $cookies */
+        $cookies = $psr->getCookieParams();
+        $parsed = $psr->getParsedBody();
+        $files = $psr->getUploadedFiles();
+        if ($origin === null || $originPsr === null) {
+            $request = $query === [] ? $request : $request->withQuery($query);
+            $request = $cookies === [] ? $request : $request->withCookies($cookies);
+            $request = $parsed === null ? $request : $request->withParsedBody(self::arrayOf($parsed));
+
+            return $files === [] ? $request : $request->withUploadedFiles(self::petrelFiles($files));
+        }
+
+        return $request->withQuery($query)->withCookies($cookies)
+            ->withParsedBody($parsed === $originPsr->getParsedBody() ? $origin->getParsedBody() : self::arrayOf($parsed))
+            ->withUploadedFiles($files === $originPsr->getUploadedFiles() ? $origin->getUploadedFiles() : self::petrelFiles($files));
+    }
+
+    /**
+     * @param array<mixed>|object|null $parsed
+     * @return array<mixed>
+     */
+    private static function arrayOf(array|object|null $parsed): array
+    {
+        return match (true) {
+            $parsed === null => [],
+            \is_array($parsed) => $parsed,
+            default => self::plain(\get_object_vars($parsed)),
+        };
+    }
+
+    /**
+     * Nested stdClass objects as arrays, as json_decode($json, true) would give them.
+     *
+     * @param array<mixed> $array
+     * @return array<mixed>
+     */
+    private static function plain(array $array): array
+    {
+        foreach ($array as $key => $value) {
+            if ($value instanceof \stdClass) {
+                $array[$key] = self::plain(\get_object_vars($value));
+            } elseif (\is_array($value)) {
+                $array[$key] = self::plain($value);
+            }
+        }
+
+        return $array;
     }
 
     /**
      * @param array<mixed> $files
      * @return array<mixed>
      */
-    private function convertFiles(array $files): array
+    private static function psrFiles(array $files): array
     {
         $converted = [];
         foreach ($files as $key => $file) {
-            $converted[$key] = $file instanceof UploadedFile ? $this->convertFile($file) : (\is_array($file) ? $this->convertFiles($file) : $file);
+            $converted[$key] = $file instanceof UploadedFile ? new PsrUploadedFile($file) : (\is_array($file) ? self::psrFiles($file) : $file);
         }
 
         return $converted;
     }
 
-    private function convertFile(UploadedFile $file): UploadedFileInterface
+    /**
+     * @param array<mixed> $files
+     * @return array<string, UploadedFile|array<mixed>>
+     */
+    private static function petrelFiles(array $files): array
     {
-        // A failed upload (an empty file input: UPLOAD_ERR_NO_FILE) has no content: an
-        // empty stream, and the error says why, as PHP's $_FILES does.
-        return $this->factory->createUploadedFile(
-            $file->getError() === \UPLOAD_ERR_OK ? $this->factory->createStreamFromResource($file->getStream()) : $this->factory->createStream(''),
-            $file->getSize(),
-            $file->getError(),
-            $file->getClientFilename(),
-            $file->getClientMediaType(),
-        );
+        $converted = [];
+        foreach ($files as $key => $file) {
+            if ($file instanceof UploadedFileInterface) {
+                $converted[(string) $key] = $file instanceof PsrUploadedFile ? $file->getPetrelFile() : self::copiedFile($file);
+            } elseif (\is_array($file)) {
+                $converted[(string) $key] = self::petrelFiles($file);
+            }
+        }
+
+        return $converted;
+    }
+
+    /** A PSR upload from elsewhere, its content copied to a temp file that it owns. */
+    private static function copiedFile(UploadedFileInterface $file): UploadedFile
+    {
+        if ($file->getError() !== \UPLOAD_ERR_OK) {
+            return new UploadedFile(null, $file->getSize() ?? 0, $file->getError(), $file->getClientFilename(), $file->getClientMediaType());
+        }
+        $owner = new TempFiles();
+        $path = $owner->create();
+        $target = \fopen($path, 'wb') ?: throw new \RuntimeException('Cannot write a temporary file for an upload');
+        $stream = $file->getStream();
+        if ($stream->isSeekable()) {
+            $stream->rewind();
+        }
+        $size = 0;
+        while (($chunk = $stream->read(self::CHUNK)) !== '') {
+            $size += (int) \fwrite($target, $chunk);
+        }
+        \fclose($target);
+
+        return new UploadedFile($path, $size, \UPLOAD_ERR_OK, $file->getClientFilename(), $file->getClientMediaType(), $owner);
     }
 }

@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Petrel\Symfony\Internal;
 
-use Petrel\Http\Internal\PeerAddress;
+use Petrel\Http\Internal\ServerParams;
 use Petrel\Http\Request;
 use Petrel\Http\UploadedFile;
 use Symfony\Component\HttpFoundation\File\UploadedFile as SymfonyUploadedFile;
@@ -48,69 +48,15 @@ final class RequestFactory
         );
     }
 
-    /** @return array<string, string|int|float> */
+    /**
+     * php-fpm's server parameters (Http\Internal\ServerParams), the ones given to the
+     * constructor winning.
+     *
+     * @return array<string, string|int|float>
+     */
     public function serverParams(Request $request): array
     {
-        $target = $request->getTarget();
-        $query = $request->getQueryString();
-        $path = $request->getPath();
-        $now = \microtime(true);
-        $server = [
-            'SERVER_SOFTWARE' => 'Petrel',
-            'SERVER_PROTOCOL' => 'HTTP/' . $request->getProtocolVersion(),
-            'GATEWAY_INTERFACE' => 'CGI/1.1',
-            'REQUEST_METHOD' => $request->getMethod(),
-            // absolute-form targets (proxies) become origin-form, as php-fpm behind nginx sees them
-            'REQUEST_URI' => \str_starts_with($target, '/') ? $target : ($query === '' ? $path : "{$path}?{$query}"),
-            'QUERY_STRING' => $query,
-            'SCRIPT_NAME' => '',
-            'SCRIPT_FILENAME' => '',
-            'PHP_SELF' => '',
-            'REQUEST_TIME' => (int) $now,
-            'REQUEST_TIME_FLOAT' => $now,
-        ];
-        [$name, $port] = self::hostAndPort($request->getHeader('host'));
-        $server['SERVER_NAME'] = $name;
-        $server['SERVER_PORT'] = $port;
-        [$remoteAddress, $remotePort] = PeerAddress::split($request->getRemoteAddress());
-        if ($remoteAddress !== null) {
-            $server['REMOTE_ADDR'] = $remoteAddress;
-        }
-        if ($remotePort !== null) {
-            $server['REMOTE_PORT'] = $remotePort;
-        }
-        foreach ($request->getHeaders() as $header => $values) {
-            if (\str_contains($header, '_')) {
-                // X_Forwarded_For would land on X-Forwarded-For's HTTP_X_FORWARDED_FOR and
-                // override it (a spoofed client IP behind a trusted proxy): dropped, as nginx
-                // and Apache drop such names before php-fpm sees them.
-                continue;
-            }
-            $key = \strtoupper(\str_replace('-', '_', $header));
-            $value = \implode($header === 'cookie' ? '; ' : ', ', $values);
-            // as php-fpm: Content-Type and Content-Length without the HTTP_ prefix
-            $server[$key === 'CONTENT_TYPE' || $key === 'CONTENT_LENGTH' ? $key : 'HTTP_' . $key] = $value;
-        }
-
-        return $this->server + $server;
-    }
-
-    /**
-     * "example.org:8080" → ['example.org', '8080']; "[::1]:8080" → ['[::1]', '8080']; no
-     * port → '80' (Petrel serves plain HTTP; TLS ends at a proxy).
-     *
-     * @return array{string, string}
-     */
-    private static function hostAndPort(?string $host): array
-    {
-        if ($host === null || $host === '') {
-            return ['localhost', '80'];
-        }
-        if (\preg_match('/^(\[[^\]]*\]|[^:]*)(?::(\d+))?$/', $host, $m) !== 1) {
-            return [$host, '80'];
-        }
-
-        return [$m[1], ($m[2] ?? '') !== '' ? $m[2] : '80'];
+        return $this->server + ServerParams::of($request);
     }
 
     /**

@@ -13,19 +13,21 @@ use Psr\Http\Server\MiddlewareInterface;
 
 /**
  * Runs PSR-15 middleware in a Petrel chain. Each call converts the request to PSR-7
- * (nyholm/psr7: headers, query, cookies, parsed body and uploads, attributes) and the
- * response back; when the middleware calls its handler, the PSR request goes back to a
- * Petrel request and the inner response to PSR-7. Costs are avoided where the middleware
- * passes things through unchanged:
+ * (nyholm/psr7: headers, query, cookies, parsed body and uploads, attributes, php-fpm's
+ * server parameters) and the response back; when the middleware calls its handler, the
+ * PSR request goes back to a Petrel request and the inner response to PSR-7. Bodies are
+ * lazy views, not copies: a file is opened, a generator started, only if the middleware
+ * reads the body. Costs are avoided where the middleware passes things through unchanged:
  * - the same PSR request object given to the handler → the original Petrel request is used
- *   (nothing lost, nothing re-parsed);
- * - the inner response returned as is → the original Petrel response (file and streamed
- *   bodies, cookies intact); returned with only status/headers changed (same body stream)
- *   → those changes applied over the original body.
- * Otherwise a request rebuilt from PSR-7 keeps headers, body, attributes and the remote
- * address, and a response rebuilt from PSR-7 has a string body. The PSR request's body is
- * a copy of the Petrel body (a spooled upload is copied to a temp stream): budget a few
- * microseconds per PSR-15 middleware and request, plus the body size.
+ *   (nothing lost, nothing re-parsed); a rebuilt one keeps what the middleware set (parsed
+ *   body, query, cookies, uploads, attributes), the body unless written to, the protocol
+ *   version, remote address and trailers;
+ * - the inner response returned as is, or with only status/headers changed (same body
+ *   stream) → the inner Petrel response with those changes (file and streamed bodies,
+ *   cookies, after-send callbacks intact); a body read from a generator or written to is
+ *   sent from the PSR stream.
+ * Otherwise the response is rebuilt from PSR-7: a string up to 1 MiB, streamed past that.
+ * Budget a few microseconds per PSR-15 middleware and request.
  *
  * @internal
  */
@@ -40,7 +42,7 @@ final class PsrMiddlewareAdapter implements Middleware
 
     public function process(Request $request, RequestHandler $next): Response
     {
-        $psrRequest = $this->converter->toPsrRequest($request); // its body is a copy
+        $psrRequest = $this->converter->toPsrRequest($request); // its body a lazy view of the request's
         $psrNext = new PsrNextHandler($this->converter, $next, $request, $psrRequest);
         $psrResponse = $this->middleware->process($psrRequest, $psrNext);
 

@@ -5,9 +5,13 @@ declare(strict_types=1);
 namespace Petrel\Tests\Unit\Http\Psr;
 
 use Nyholm\Psr7\Factory\Psr17Factory;
+use Petrel\Http\ClosureHandler;
+use Petrel\Http\FileBody;
 use Petrel\Http\HttpException;
+use Petrel\Http\Psr\PetrelRequestHandler;
 use Petrel\Http\Psr\PsrConverter;
 use Petrel\Http\Request;
+use Petrel\Http\Response;
 use Petrel\Http\StreamBody;
 use PHPUnit\Framework\TestCase;
 
@@ -85,5 +89,99 @@ final class PsrConverterTest extends TestCase
         $this->expectException(HttpException::class);
         $this->expectExceptionMessage('Invalid Host header');
         $converter->toPsrRequest(new Request('GET', '/', '1.1', ['host' => ['app.example:99999']]));
+    }
+
+    /**
+     * PSR-15 middleware read REMOTE_PORT, SERVER_NAME, QUERY_STRING, HTTP_* … from the
+     * server params: they had REQUEST_METHOD, REQUEST_URI, SERVER_PROTOCOL, REMOTE_ADDR only.
+     */
+    public function testServerParamsAreThoseOfPhpFpm(): void
+    {
+        $request = new Request('POST', '/a?b=1', '1.1', [
+            'host' => ['app.example:8080'],
+            'content-type' => ['application/json'],
+            'x-forwarded-for' => ['203.0.113.9'],
+            'x_forwarded_for' => ['6.6.6.6'],
+            'accept' => ['text/html', 'application/json'],
+        ], '{}', [], '192.0.2.1:54321');
+        $before = \microtime(true);
+
+        $server = (new PsrConverter())->toPsrRequest($request)->getServerParams();
+
+        $expected = [
+            'REQUEST_METHOD' => 'POST', 'REQUEST_URI' => '/a?b=1', 'QUERY_STRING' => 'b=1', 'SERVER_PROTOCOL' => 'HTTP/1.1',
+            'SCRIPT_NAME' => '', 'SERVER_NAME' => 'app.example', 'SERVER_PORT' => '8080', 'REMOTE_ADDR' => '192.0.2.1',
+            'REMOTE_PORT' => '54321', 'HTTP_HOST' => 'app.example:8080', 'CONTENT_TYPE' => 'application/json',
+            'HTTP_X_FORWARDED_FOR' => '203.0.113.9', 'HTTP_ACCEPT' => 'text/html, application/json',
+        ];
+        foreach ($expected as $name => $value) {
+            self::assertSame($value, $server[$name] ?? null, $name);
+        }
+        self::assertGreaterThanOrEqual($before, $server['REQUEST_TIME_FLOAT']);
+        self::assertSame((int) $server['REQUEST_TIME_FLOAT'], $server['REQUEST_TIME']);
+        self::assertArrayNotHasKey('HTTPS', $server, 'plain HTTP: TLS ends at a proxy');
+    }
+
+    /** A PSR app in front of a Petrel handler (PetrelRequestHandler): its parsed body reaches the handler. */
+    public function testAPetrelHandlerBehindPsrGetsTheParsedBodyAndQuery(): void
+    {
+        $handler = new PetrelRequestHandler(new ClosureHandler(
+            static fn (Request $r) => Response::json([$r->getParsedBody(), $r->getQuery(), $r->getCookies()]),
+        ));
+        $factory = new Psr17Factory();
+        $psr = $factory->createServerRequest('POST', 'http://app.example/?q=1')
+            ->withParsedBody(['name' => 'Ada'])
+            ->withCookieParams(['c' => 'v']);
+
+        self::assertSame('[{"name":"Ada"},{"q":"1"},{"c":"v"}]', (string) $handler->handle($psr)->getBody());
+    }
+
+    /**
+     * A file body converted to PSR-7 is opened only when read (header-only middleware costs
+     * no open()), reads as its bytes, and converts back to the FileBody itself.
+     */
+    public function testAFileBodyIsOpenedOnlyWhenRead(): void
+    {
+        $path = \tempnam(\sys_get_temp_dir(), 'petrel-psr-file-') ?: self::fail('tempnam');
+        \file_put_contents($path, 'abcdef');
+        $converter = new PsrConverter();
+        $body = new FileBody($path, 1, 4);
+        $psr = $converter->toPsrResponse(new Response(200, [], $body))->getBody();
+        self::assertSame($body, $converter->fromPsrBody($psr));
+        self::assertSame('bcde', (string) $psr);
+        self::assertSame($body, $converter->fromPsrBody($psr), 'reading it did not use it up');
+        $unread = $converter->toPsrResponse(new Response(200, [], $body))->getBody();
+        \unlink($path);
+        self::assertSame(4, $unread->getSize());
+        $this->expectException(\RuntimeException::class);
+        $unread->read(1);
+    }
+
+    /** Converting a large file body, and a middleware peeking at it, reads only what is asked. */
+    public function testALargeFileBodyIsNotReadIntoMemory(): void
+    {
+        $path = \tempnam(\sys_get_temp_dir(), 'petrel-psr-large-') ?: self::fail('tempnam');
+        try {
+            $handle = \fopen($path, 'wb') ?: self::fail('fopen');
+            for ($i = 0; $i < 16; $i++) {
+                \fwrite($handle, \str_repeat(\chr(65 + $i), 1024 * 1024));
+            }
+            \fclose($handle);
+            $converter = new PsrConverter();
+            $file = Response::file($path);
+            \memory_reset_peak_usage();
+            $before = \memory_get_peak_usage();
+
+            $psr = $converter->toPsrResponse($file);
+            $psr->getBody()->seek(15 * 1024 * 1024);
+            $peek = $psr->getBody()->read(4);
+            $back = $converter->fromPsrResponse($psr->withHeader('ETag', '"x"'));
+
+            self::assertSame('PPPP', $peek);
+            self::assertSame($file->getBody(), $back->getBody());
+            self::assertLessThan(512 * 1024, \memory_get_peak_usage() - $before);
+        } finally {
+            \unlink($path);
+        }
     }
 }
