@@ -121,7 +121,11 @@ final class Workspace
     }
 
     /**
-     * GET $url: [status, body]. Status 0 when nothing answered.
+     * GET $url: [status, body]. Status 0 when nothing answered. A body with a
+     * Content-Length is read to that length, not to the connection's end: a server that
+     * keeps the connection open despite `Connection: close` (bench/apps/bare-hello.php
+     * parses nothing) answers at once instead of after $timeout — twice over, as PHP's
+     * http wrapper waits out the timeout once more before it gives up.
      *
      * @return array{int, string}
      */
@@ -132,15 +136,23 @@ final class Workspace
         if ($stream === false) {
             return [0, ''];
         }
-        $body = (string) \stream_get_contents($stream);
         $headers = \stream_get_meta_data($stream)['wrapper_data'] ?? [];
-        \fclose($stream);
         $status = 0;
+        $length = null;
+        // After redirects the headers of every answer are there: the last one's count.
         foreach (\is_array($headers) ? $headers : [] as $line) {
-            if (\is_string($line) && \preg_match('#^HTTP/\S+ (\d{3})#', $line, $match)) {
+            if (!\is_string($line)) {
+                continue;
+            }
+            if (\preg_match('#^HTTP/\S+ (\d{3})#', $line, $match)) {
                 $status = (int) $match[1];
+                $length = null;
+            } elseif (\preg_match('/^Content-Length:\s*(\d+)\s*$/i', $line, $match)) {
+                $length = (int) $match[1];
             }
         }
+        $body = (string) ($length === null ? \stream_get_contents($stream) : ($length === 0 ? '' : \stream_get_contents($stream, $length)));
+        \fclose($stream);
 
         return [$status, $body];
     }
