@@ -57,7 +57,7 @@ final class Bench
             throw new BenchException(SkipException::missing($load->name(), $load->package())->getMessage()
                 . ($load->name() === 'wrk' ? '; or use --load=ab (apache2-utils)' : ''));
         }
-        $this->prepareOutput($out);
+        self::prepareOutput($out);
         $plans = [];
         foreach ($options->scenarios as $name) {
             $plans[$name] = $scenarios[$name]->plan($options);
@@ -140,13 +140,27 @@ final class Bench
         }
     }
 
-    private function prepareOutput(string $out): void
+    /**
+     * Creates $out (and raw/) or empties it of what an earlier run wrote there: its raw
+     * output, logs, report, results.json and the charts, so that a run into the same
+     * --out never leaves another run's files (a chart of a scenario not run now, the logs
+     * of its servers) beside its report. Other files in $out are left alone.
+     *
+     * @throws BenchException when it cannot be created
+     */
+    public static function prepareOutput(string $out): void
     {
         if (!\is_dir("{$out}/raw") && !@\mkdir("{$out}/raw", 0755, true)) {
             throw new BenchException("Cannot create the output directory {$out}");
         }
-        foreach (\glob("{$out}/raw/*.txt") ?: [] as $old) {
-            \unlink($old);
+        $old = [...(\glob("{$out}/raw/*.txt") ?: []), ...(\glob("{$out}/logs/*.log") ?: []), "{$out}/report.md", "{$out}/results.json"];
+        foreach (\array_keys(self::scenarios()) as $name) {
+            \array_push($old, "{$out}/{$name}.png", "{$out}/charts/{$name}.dat", "{$out}/charts/{$name}.gp");
+        }
+        foreach ($old as $file) {
+            if (\is_file($file)) {
+                \unlink($file);
+            }
         }
     }
 
