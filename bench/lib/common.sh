@@ -5,13 +5,53 @@ BENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BENCH_TMP=$(mktemp -d /tmp/petrel-bench.XXXXXX)
 BENCH_PIDS=()
 
+# bench_track PID: a process to stop on exit, also when started in a subshell (a function
+# called as $(...)), whose additions to BENCH_PIDS the script would not see.
+bench_track() {
+    BENCH_PIDS+=("$1")
+    echo "$1" >>"$BENCH_TMP/pids"
+}
+
 bench_cleanup() {
-    for pid in "${BENCH_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    local pids=("${BENCH_PIDS[@]}") pid
+    [ ! -f "$BENCH_TMP/pids" ] || mapfile -t -O "${#pids[@]}" pids <"$BENCH_TMP/pids"
+    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
     sleep 0.5
-    for pid in "${BENCH_PIDS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
     rm -rf "$BENCH_TMP"
 }
 trap bench_cleanup EXIT
+
+# bench_help: prints the calling script's header comment (its usage and settings).
+bench_help() {
+    awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"
+}
+
+# bench_no_arguments "$@": for the scripts set by environment variables only. --help prints
+# the header; any other argument is an error, not silently ignored (a full run would follow).
+bench_no_arguments() {
+    case "${1-}" in
+        '') return 0 ;;
+        -h | --help) bench_help; exit 0 ;;
+        *) echo "bench: $(basename "$0") takes no arguments, not '$1': its settings are environment variables (see $0 --help)" >&2; exit 2 ;;
+    esac
+}
+
+# bench_checkouts "$@": for the scripts that take CHECKOUT... arguments: --help prints the
+# header; each argument must be a Petrel checkout with its vendor/ installed.
+bench_checkouts() {
+    local checkout
+    for checkout in "$@"; do
+        case "$checkout" in
+            -h | --help) bench_help; exit 0 ;;
+            -*) echo "bench: $(basename "$0"): unknown option '$checkout' (see $0 --help)" >&2; exit 2 ;;
+        esac
+        if [ ! -f "$checkout/bin/petrel" ] || [ ! -f "$checkout/vendor/autoload.php" ]; then
+            echo "bench: $(basename "$0"): '$checkout' is not a Petrel checkout with vendor/ installed (composer install)" >&2
+            exit 2
+        fi
+    done
+}
 
 bench_need() {
     for tool in "$@"; do
@@ -23,11 +63,22 @@ bench_free_port() {
     php -r '$s = stream_socket_server("tcp://127.0.0.1:0"); $n = stream_socket_get_name($s, false); echo substr($n, strrpos($n, ":") + 1);'
 }
 
-# bench_wait_http URL [seconds]: waits until URL answers (any status).
+# bench_wait_http URL [SECONDS [PID LOG]]: waits until URL answers (any status). With PID,
+# gives up as soon as that process (the server) has exited, and shows the end of its LOG:
+# the reason is there, and the log goes with the temp dir on exit.
 bench_wait_http() {
-    local deadline=$((SECONDS + ${2:-15}))
-    until curl -s -o /dev/null "$1"; do
-        [ $SECONDS -lt $deadline ] || { echo "bench: $1 did not come up" >&2; return 1; }
+    local deadline=$((SECONDS + ${2:-15})) pid=${3:-} log=${4:-}
+    until curl -s -m 2 -o /dev/null "$1"; do
+        if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+            echo "bench: the server for $1 exited while starting${log:+; its log ends:}" >&2
+            [ -z "$log" ] || tail -n 20 "$log" >&2
+            return 1
+        fi
+        if [ $SECONDS -ge $deadline ]; then
+            echo "bench: $1 did not come up within ${2:-15} s${log:+; the log of its server ends:}" >&2
+            [ -z "$log" ] || tail -n 20 "$log" >&2
+            return 1
+        fi
         sleep 0.1
     done
 }
@@ -37,7 +88,7 @@ bench_petrel() {
     local app=$1 port=$2; shift 2
     php "$BENCH_ROOT/bin/petrel" start "$app" --listen="127.0.0.1:$port" --pid-file="$BENCH_TMP/petrel-$port.pid" "$@" >"$BENCH_TMP/petrel-$port.log" 2>&1 &
     BENCH_PIDS+=($!)
-    bench_wait_http "http://127.0.0.1:$port/"
+    bench_wait_http "http://127.0.0.1:$port/" 15 "$!" "$BENCH_TMP/petrel-$port.log"
 }
 
 # bench_server_ticks PID: "USER SYSTEM", the CPU clock ticks used so far by the process PID
@@ -75,7 +126,7 @@ $http
 CONF
     nginx -c "$dir/nginx.conf" -p "$dir" -g 'daemon off;' >"$dir/stdout.log" 2>&1 &
     BENCH_PIDS+=($!)
-    bench_wait_http "http://127.0.0.1:$port/"
+    bench_wait_http "http://127.0.0.1:$port/" 15 "$!" "$dir/stdout.log"
 }
 
 # bench_nginx_return200 PORT WORKERS: nginx answering every request with `return 200`.

@@ -37,6 +37,7 @@ CONNECTIONS=${CONNECTIONS:-1}
 XDEBUG=${XDEBUG:-xdebug.so}
 PHP_FLAGS=(-d "zend_extension=$XDEBUG" -d xdebug.mode=trace -d xdebug.start_with_request=yes -d xdebug.trace_format=1)
 [ "${OPCACHE:-0}" = 1 ] && PHP_FLAGS=(-d opcache.enable_cli=1 -d opcache.jit=disable "${PHP_FLAGS[@]}")
+bench_checkouts "$@"
 bench_need curl php
 if ! php -d "zend_extension=$XDEBUG" -m 2>/dev/null | grep -qx xdebug; then
     echo "http-calls: Xdebug is not loadable as '$XDEBUG' (see this script's header)" >&2
@@ -55,8 +56,8 @@ calls() {
         -d "xdebug.trace_output_name=$(basename "$trace")" \
         "$HERE/bench/micro/instructions/server.php" "$port" "$requests" "$APP") >"$BENCH_TMP/server.log" 2>&1 &
     local server=$!
-    BENCH_PIDS+=("$server")
-    bench_wait_http "http://127.0.0.1:$port/" 60 || { cat "$BENCH_TMP/server.log" >&2; return 1; }
+    bench_track "$server"
+    bench_wait_http "http://127.0.0.1:$port/" 60 "$server" "$BENCH_TMP/server.log"
     php "$HERE/bench/micro/instructions/client.php" "$port" $((requests - 1)) "$CONNECTIONS" "$PAUSE_MS" >/dev/null
     wait "$server"
     # Trace format 1: an entry line has 0 in its third field and the function in its sixth.

@@ -26,6 +26,17 @@ DURATION=${DURATION:-5}
 CONNS=${CONNS:-100}
 URL_PATH=${URL_PATH:-/}
 TICKS=$(getconf CLK_TCK)
+for arg in "$@"; do
+    case "$arg" in
+        -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
+        -*) echo "http-cpu: unknown option '$arg' (see $0 --help)" >&2; exit 2 ;;
+    esac
+    [ -f "$arg/bin/petrel" ] && [ -f "$arg/vendor/autoload.php" ] \
+        || { echo "http-cpu: '$arg' is not a Petrel checkout with vendor/ installed (composer install)" >&2; exit 2; }
+done
+for tool in wrk curl php; do
+    command -v "$tool" >/dev/null || { echo "http-cpu: '$tool' is not installed (Debian: apt-get install $tool)" >&2; exit 2; }
+done
 TMP=$(mktemp -d /tmp/petrel-http-cpu.XXXXXX)
 [ $# -gt 0 ] || set -- "$HERE"
 
@@ -46,14 +57,21 @@ free_port() {
 }
 
 roots=() ports=() workers=()
+waited=0
 for i in $(seq 0 $(($# - 1))); do
     root=$(cd "${@:$((i + 1)):1}" && pwd)
     port=$(free_port)
     # shellcheck disable=SC2086
     php "$root/bin/petrel" start "$root/$APP" --listen="127.0.0.1:$port" --workers=1 --pid-file="$TMP/$i.pid" \
         ${PETREL_OPTIONS:-} >"$TMP/$i.log" 2>&1 &
-    for _ in $(seq 100); do
-        curl -fs "http://127.0.0.1:$port$URL_PATH" >/dev/null 2>&1 && break
+    server=$!
+    until curl -fs -m 2 "http://127.0.0.1:$port$URL_PATH" >/dev/null 2>&1; do
+        # Its log says why, and goes with $TMP on exit: show it.
+        if ! kill -0 "$server" 2>/dev/null || [ "$((++waited))" -gt 100 ]; then
+            echo "http-cpu: $root/$APP does not serve http://127.0.0.1:$port$URL_PATH; its log ends:" >&2
+            tail -n 20 "$TMP/$i.log" >&2
+            exit 1
+        fi
         sleep 0.1
     done
     master=$(cat "$TMP/$i.pid")

@@ -31,6 +31,7 @@ CONNECTIONS=${CONNECTIONS:-50}
 PAUSE_MS=${PAUSE_MS:-2}
 PHP_FLAGS=()
 [ "${OPCACHE:-0}" = 1 ] && PHP_FLAGS=(-d opcache.enable_cli=1 -d opcache.jit=disable)
+bench_checkouts "$@"
 bench_need valgrind curl php
 [ $# -gt 0 ] || set -- "$HERE"
 
@@ -41,11 +42,16 @@ count() {
     log="$BENCH_TMP/valgrind.log"
     (cd "$root" && PETREL_ROOT=$root exec valgrind --tool=callgrind --callgrind-out-file=/dev/null \
         php ${PHP_FLAGS[@]+"${PHP_FLAGS[@]}"} "$HERE/bench/micro/instructions/server.php" "$port" "$requests" "$APP") >"$log" 2>&1 &
-    local server=$!
-    bench_wait_http "http://127.0.0.1:$port/" 60 || { cat "$log" >&2; return 1; }
-    php "$HERE/bench/micro/instructions/client.php" "$port" $((requests - 1)) "$CONNECTIONS" "$PAUSE_MS"
-    wait "$server"
-    awk '/ refs:/ { gsub(",", "", $4); print $4 }' "$log"
+    local server=$! total
+    bench_track "$server"   # stopped on exit, when the client fails or on Ctrl-C: it serves on otherwise
+    # Called as $(count …), where bash drops set -e: each step checked, or a failed client
+    # would leave `wait` waiting on a server that waits for requests.
+    bench_wait_http "http://127.0.0.1:$port/" 60 "$server" "$log" || return 1
+    php "$HERE/bench/micro/instructions/client.php" "$port" $((requests - 1)) "$CONNECTIONS" "$PAUSE_MS" || return 1
+    wait "$server" || { echo "http-instructions: the server under valgrind failed:" >&2; tail -n 20 "$log" >&2; return 1; }
+    total=$(awk '/ refs:/ { gsub(",", "", $4); print $4 }' "$log")
+    [ -n "$total" ] || { echo "http-instructions: no instruction count in valgrind's output:" >&2; tail -n 20 "$log" >&2; return 1; }
+    echo "$total"
 }
 
 printf 'http-instructions — PHP %s, %s, %d and %d requests on %d connections%s%s\n' \

@@ -46,7 +46,11 @@ const CASES = ['query' => [200, 1200], 'request' => [100, 600], 'text1' => [500,
 
 $options = getopt('', ['case:', 'loop:']);
 $only = $options['case'] ?? null;
-$cases = \is_string($only) ? [$only => CASES[$only] ?? exit("unknown case {$only}\n")] : CASES;
+if (\is_string($only) && !isset(CASES[$only])) {
+    fwrite(STDERR, "unknown case {$only} (cases: " . implode(', ', array_keys(CASES)) . ")\n");
+    exit(2);
+}
+$cases = \is_string($only) ? [$only => CASES[$only]] : CASES;
 if (!isset($options['loop'])) {
     printf("mysql-instructions — PHP %s, opcache %s, JIT %s\n", PHP_VERSION, ini_get('opcache.enable_cli') ? 'on' : 'off', ini_get('opcache.jit') ?: 'off');
     foreach ($cases as $case => [$short, $long]) {

@@ -35,7 +35,11 @@ const CASES = ['param' => [500, 1500], 'literal' => [500, 1500], 'main' => [500,
 
 $options = getopt('', ['case:', 'loop:']);
 $only = $options['case'] ?? null;
-$cases = \is_string($only) ? [$only => CASES[$only] ?? exit("unknown case {$only}\n")] : CASES;
+if (\is_string($only) && !isset(CASES[$only])) {
+    fwrite(STDERR, "unknown case {$only} (cases: " . implode(', ', array_keys(CASES)) . ")\n");
+    exit(2);
+}
+$cases = \is_string($only) ? [$only => CASES[$only]] : CASES;
 $url = getenv('PGSQL_URL');
 if (!\is_string($url) || $url === '' || !extension_loaded('pgsql')) {
     echo "skipped: set PGSQL_URL (e.g. pgsql://user:pass@127.0.0.1:5432/db) and load ext-pgsql\n";

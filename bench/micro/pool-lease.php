@@ -39,6 +39,10 @@ $options = getopt('', ['ops:', 'rounds:', 'case:', 'instructions', 'loop:']);
 $ops = max(1, (int) ($options['ops'] ?? 50000));
 $rounds = max(1, (int) ($options['rounds'] ?? 5));
 $cases = isset($options['case']) ? [(string) $options['case']] : CASES;
+if (array_diff($cases, CASES) !== []) {
+    fwrite(STDERR, "unknown case {$cases[0]} (cases: " . implode(', ', CASES) . ")\n");
+    exit(2);
+}
 
 if (isset($options['instructions'])) {
     foreach ($cases as $case) {

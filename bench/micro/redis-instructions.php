@@ -34,7 +34,11 @@ const CASES = ['get' => [1000, 3000], 'set' => [1000, 3000], 'main' => [1000, 30
 
 $options = getopt('', ['case:', 'loop:']);
 $only = $options['case'] ?? null;
-$cases = \is_string($only) ? [$only => CASES[$only] ?? exit("unknown case {$only}\n")] : CASES;
+if (\is_string($only) && !isset(CASES[$only])) {
+    fwrite(STDERR, "unknown case {$only} (cases: " . implode(', ', array_keys(CASES)) . ")\n");
+    exit(2);
+}
+$cases = \is_string($only) ? [$only => CASES[$only]] : CASES;
 $config = RedisConfig::fromEnv()->withConnectTimeout(2.0);
 if (!isset($options['loop'])) {
     try {

@@ -57,6 +57,61 @@ final class BenchTest extends TestCase
         self::assertStringContainsString('--quick', $output);
     }
 
+    /** The bench/ scripts: --help prints the header, a wrong argument is one line and exit 2, not a run. */
+    public function testBenchScriptsCheckTheirArguments(): void
+    {
+        $cases = [
+            [['bench/recycle', '--duration=1'], 2, "bench: recycle takes no arguments, not '--duration=1': its settings are environment variables (see bench/recycle --help)\n"],
+            [['bench/micro/http-instructions.sh', "{$this->dir}/nowhere"], 2, "bench: http-instructions.sh: '{$this->dir}/nowhere' is not a Petrel checkout with vendor/ installed (composer install)\n"],
+            [['bench/micro/http-calls.sh', '--bogus'], 2, "bench: http-calls.sh: unknown option '--bogus' (see bench/micro/http-calls.sh --help)\n"],
+            [['bench/micro/http-cpu.sh', $this->dir], 2, "http-cpu: '{$this->dir}' is not a Petrel checkout with vendor/ installed (composer install)\n"],
+            [[\PHP_BINARY, 'bench/micro/redis-instructions.php', '--case=nope'], 2, "unknown case nope (cases: get, set, main)\n"],
+            [[\PHP_BINARY, 'bench/micro/pool-lease.php', '--case=nope'], 2, "unknown case nope (cases: go, direct, first, first2)\n"],
+        ];
+        foreach ($cases as [$command, $exitCode, $output]) {
+            [$code, $printed] = $this->script($command);
+            self::assertSame([$exitCode, $output], [$code, $printed], \implode(' ', $command));
+        }
+        foreach (['bench/hello', 'bench/micro/http-instructions.sh', 'bench/micro/http-cpu.sh'] as $script) {
+            [$code, $printed] = $this->script([$script, '--help']);
+            self::assertSame(0, $code, $script);
+            self::assertStringStartsWith("{$script} — ", $printed);
+        }
+    }
+
+    /** A bench/ script whose server cannot start says why at once (its log goes with its temp dir). */
+    public function testABenchScriptsServerThatCannotStartIsReportedWithItsLog(): void
+    {
+        $this->requireTools(['wrk', 'curl']);
+        $started = \microtime(true);
+
+        [$code, $printed] = $this->script(['bench/recycle'], ['PETREL_OPTIONS' => '--bogus']);
+
+        self::assertSame(1, $code, $printed);
+        self::assertStringContainsString('exited while starting; its log ends:', $printed);
+        self::assertStringContainsString('Unknown option --bogus', $printed);
+        self::assertLessThan(10.0, \microtime(true) - $started);
+    }
+
+    /**
+     * http-instructions.sh with a valgrind that counted nothing (here a stand-in that runs the
+     * server without it) fails saying so: it printed "0 instructions/request" and exited 0.
+     */
+    public function testHttpInstructionsWithoutACountFailsSayingSo(): void
+    {
+        $this->requireTools(['curl']);
+        \mkdir("{$this->dir}/bin");
+        \file_put_contents("{$this->dir}/bin/valgrind", "#!/bin/sh\nwhile [ \"\${1#--}\" != \"\$1\" ]; do shift; done\nexec \"\$@\"\n");
+        \chmod("{$this->dir}/bin/valgrind", 0755);
+
+        [$code, $printed] = $this->script(['bench/micro/http-instructions.sh'],
+            ['N' => '5', 'CONNECTIONS' => '1', 'PATH' => "{$this->dir}/bin:" . \getenv('PATH')]);
+
+        self::assertSame(1, $code, $printed);
+        self::assertStringContainsString("http-instructions: no instruction count in valgrind's output:", $printed);
+        self::assertStringNotContainsString('instructions/request', $printed);
+    }
+
     public function testQuickRunOfEveryScenario(): void
     {
         $this->requireTools(['wrk', 'nginx', 'gnuplot', 'node', 'php-fpm' . \PHP_MAJOR_VERSION . '.' . \PHP_MINOR_VERSION]);
@@ -154,6 +209,23 @@ final class BenchTest extends TestCase
         $code = \proc_close($process);
 
         return [$code, (string) \file_get_contents("{$this->dir}/output.log")];
+    }
+
+    /**
+     * Runs a script of bench/ from the project root: [exit code, stdout and stderr].
+     *
+     * @param non-empty-list<string> $command
+     * @param array<string, string> $env added to this process's environment
+     * @return array{int, string}
+     */
+    private function script(array $command, array $env = []): array
+    {
+        $process = \proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['file', "{$this->dir}/script.log", 'w'], 2 => ['file', "{$this->dir}/script.log", 'a']],
+            $pipes, \dirname(__DIR__, 2), $env + \getenv());
+        self::assertIsResource($process);
+        $code = \proc_close($process);
+
+        return [$code, (string) \file_get_contents("{$this->dir}/script.log")];
     }
 
     /**

@@ -68,7 +68,7 @@ final class LatencyScenario implements Scenario
             $x = self::x($ms);
             $sync = $result->find('sync', $x);
             $coroutine = $result->find('coroutine', $x);
-                        $rows[] = [$x, $sync === null ? '—' : Markdown::rateRange($sync), $coroutine === null ? '—' : Markdown::rateRange($coroutine),
+            $rows[] = [$x, $sync === null ? '—' : Markdown::rateRange($sync), $coroutine === null ? '—' : Markdown::rateRange($coroutine),
                 Markdown::ratio($result->ratio('coroutine', 'sync', $x)), Markdown::metric($sync, 'p99_ms'), Markdown::metric($coroutine, 'p99_ms')];
         }
 

@@ -113,7 +113,7 @@ final class QueriesScenario implements Scenario
                 if ($sync === null && $coroutine === null) {
                     continue;
                 }
-                                $rows[] = [(string) $workers, (string) $connections,
+                $rows[] = [(string) $workers, (string) $connections,
                     $sync === null ? '—' : Markdown::rateRange($sync), $coroutine === null ? '—' : Markdown::rateRange($coroutine),
                     Markdown::ratio($result->ratio('coroutine', 'sync', $x)), Markdown::metric($sync, 'p99_ms'), Markdown::metric($coroutine, 'p99_ms')];
             }
