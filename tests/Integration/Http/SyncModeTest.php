@@ -10,11 +10,10 @@ use Petrel\Http\Response;
 use Petrel\Http\Server;
 use Petrel\Http\ServerConfig;
 use Petrel\Tests\Support\AsyncTestCase;
+use Petrel\Tests\Support\InProcessServer;
 use Petrel\Tests\Support\RawHttp;
 
-use function Petrel\go;
 use function Petrel\sleep;
-use function Petrel\Socket\listen;
 
 /** Sync mode: one request at a time per worker, and none for clients that have left. */
 final class SyncModeTest extends AsyncTestCase
@@ -34,11 +33,7 @@ final class SyncModeTest extends AsyncTestCase
 
                 return Response::text($request->getPath());
             };
-            $listener = listen('127.0.0.1:0');
-            $server = new Server(new ClosureHandler($handler), new ServerConfig(mode: ServerConfig::MODE_SYNC));
-            $serving = go($server->serve(...), $listener, 5.0);
-            try {
-                $address = $listener->getAddress();
+            InProcessServer::around(new Server(new ClosureHandler($handler), new ServerConfig(mode: ServerConfig::MODE_SYNC)), static function (string $address) use (&$ran, &$overlap): void {
                 $first = RawHttp::connect($address);
                 $first->write("GET /first HTTP/1.1\r\nHost: x\r\n\r\n");
                 sleep(0.01);                                  // /first now holds the worker
@@ -55,10 +50,7 @@ final class SyncModeTest extends AsyncTestCase
                 self::assertFalse($overlap, 'one request at a time');
                 $first->close();
                 $waiting->close();
-            } finally {
-                $server->stop();
-                $serving->join();
-            }
+            });
         });
     }
 
@@ -74,11 +66,7 @@ final class SyncModeTest extends AsyncTestCase
                     $log[] = "after {$request->getPath()}";
                 });
             };
-            $listener = listen('127.0.0.1:0');
-            $server = new Server(new ClosureHandler($handler), new ServerConfig(mode: ServerConfig::MODE_SYNC));
-            $serving = go($server->serve(...), $listener, 5.0);
-            try {
-                $address = $listener->getAddress();
+            InProcessServer::around(new Server(new ClosureHandler($handler), new ServerConfig(mode: ServerConfig::MODE_SYNC)), static function (string $address) use (&$log): void {
                 $first = RawHttp::connect($address);
                 $first->write("GET /first HTTP/1.1\r\nHost: x\r\n\r\n");
                 sleep(0.01);
@@ -91,10 +79,7 @@ final class SyncModeTest extends AsyncTestCase
                 self::assertSame(['handle /first', 'after /first', 'handle /second'], \array_slice($log, 0, 3), 'the next request waits for it');
                 $first->close();
                 $second->close();
-            } finally {
-                $server->stop();
-                $serving->join();
-            }
+            });
         });
     }
 }
