@@ -194,16 +194,7 @@ final class BufferedBodyStream implements StreamInterface
         if ($whence === \SEEK_END) {
             $this->drain();
         }
-        $position = match ($whence) {
-            \SEEK_SET => $offset,
-            \SEEK_CUR => $this->position + $offset,
-            \SEEK_END => $this->buffered + $offset,
-            default => throw new \RuntimeException('Invalid whence ' . $whence),
-        };
-        if ($position < 0) {
-            throw new \RuntimeException(\sprintf('Cannot seek to position %d', $position));
-        }
-        $this->position = $position;
+        $this->position = SeekTarget::of($offset, $whence, $this->position, $this->buffered);
     }
 
     public function rewind(): void

@@ -89,16 +89,7 @@ final class FileBodyStream implements StreamInterface
     public function seek(int $offset, int $whence = \SEEK_SET): void
     {
         $this->usable();
-        $position = match ($whence) {
-            \SEEK_SET => $offset,
-            \SEEK_CUR => $this->position + $offset,
-            \SEEK_END => $this->body->getLength() + $offset,
-            default => throw new \RuntimeException('Invalid whence ' . $whence),
-        };
-        if ($position < 0) {
-            throw new \RuntimeException(\sprintf('Cannot seek to position %d', $position));
-        }
-        $this->position = $position;
+        $this->position = SeekTarget::of($offset, $whence, $this->position, $this->body->getLength());
     }
 
     public function rewind(): void
