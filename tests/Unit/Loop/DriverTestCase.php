@@ -7,6 +7,7 @@ namespace Petrel\Tests\Unit\Loop;
 use Petrel\Loop\Driver;
 use Petrel\Loop\LoopError;
 use Petrel\Loop\TickCounter;
+use Petrel\Tests\Support\OpenFiles;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 
@@ -590,15 +591,9 @@ abstract class DriverTestCase extends TestCase
             self::markTestSkipped($reason);
         }
         $pairs = 3000;
-        $limit = \posix_getrlimit();
-        $hard = $limit['hard openfiles'] ?? 'unlimited';
-        $need = 4 * $pairs + 200; // two ends, a driver may hold a duplicate of each watched one
-        if ($hard !== 'unlimited' && (int) $hard < $need) {
-            self::markTestSkipped("needs RLIMIT_NOFILE >= {$need}, the hard limit is {$hard} (ulimit -Hn)");
-        }
-        $soft = $limit['soft openfiles'] ?? 0;
-        if ($soft !== 'unlimited' && (int) $soft < $need) {
-            self::assertTrue(\posix_setrlimit(\POSIX_RLIMIT_NOFILE, $need, $hard === 'unlimited' ? -1 : (int) $hard));
+        // two ends, a driver may hold a duplicate of each watched one
+        if (($reason = OpenFiles::atLeast(4 * $pairs + 200)) !== null) {
+            self::markTestSkipped($reason);
         }
         $streams = [];
         $ids = [];

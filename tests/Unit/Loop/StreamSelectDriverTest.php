@@ -7,6 +7,7 @@ namespace Petrel\Tests\Unit\Loop;
 use Petrel\Loop\Driver;
 use Petrel\Loop\LoopError;
 use Petrel\Loop\StreamSelectDriver;
+use Petrel\Tests\Support\OpenFiles;
 
 final class StreamSelectDriverTest extends DriverTestCase
 {
@@ -17,19 +18,10 @@ final class StreamSelectDriverTest extends DriverTestCase
      */
     public function testADescriptorPastFdSetSizeFailsTheLoopSayingWhy(): void
     {
-        $limit = \posix_getrlimit();
-        $soft = $limit['soft openfiles'] ?? 0;
-        if ($soft !== 'unlimited' && (int) $soft < 1200) {
-            $hard = $limit['hard openfiles'] ?? 0;
-            if ($hard !== 'unlimited' && (int) $hard < 1200) {
-                self::markTestSkipped("needs RLIMIT_NOFILE >= 1200, the hard limit is {$hard}");
-            }
-            self::assertTrue(\posix_setrlimit(\POSIX_RLIMIT_NOFILE, 1200, $hard === 'unlimited' ? -1 : (int) $hard));
+        if (($reason = OpenFiles::atLeast(1200)) !== null) {
+            self::markTestSkipped($reason);
         }
-        $fillers = [];
-        for ($i = 0; $i < 1030; $i++) {
-            $fillers[] = \fopen('/dev/null', 'r');
-        }
+        $fillers = OpenFiles::fillPastSelectLimit();
         $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, 0);
         self::assertIsArray($pair);
         \fwrite($pair[1], 'x');
