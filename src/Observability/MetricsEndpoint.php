@@ -87,6 +87,9 @@ final class MetricsEndpoint implements Sidecar
             return;
         }
         $data = @\fread($stream, self::MAX_HEAD);
+        if ($data === '' && !\feof($stream)) {
+            return; // nothing yet (a master that polls calls this unasked: see Sidecar)
+        }
         if ($data === false || $data === '') {
             @\fclose($stream);
             unset($this->clients[$id]);

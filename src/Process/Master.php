@@ -102,7 +102,7 @@ final class Master
         $this->recycle = new RecycleCoordinator($this->workers, $this->restarts, $this->status, $config->bootTimeout, $log);
         $this->reload = new ReloadCoordinator($this->workers, $this->restarts, $this->status, $config->bootTimeout, $log);
         $this->stop = new StopSequence($this->workers, $config->gracefulTimeout, $onStopping, $log);
-        $this->wait = new MasterWait($this->workers, $sidecars, $this->status->snapshot(...));
+        $this->wait = new MasterWait($this->workers, $sidecars, $this->status->snapshot(...), $log);
     }
 
     /**

@@ -8,8 +8,8 @@ use Closure;
 
 /**
  * Something the master runs in its own loop beside the workers (Master's $sidecars): the
- * /metrics endpoint, the --watch file watcher. The master is a plain select() loop, not a
- * coroutine scheduler: nothing here may block.
+ * /metrics endpoint, the --watch file watcher. The master is a plain select() loop (or a
+ * poll, past FD_SETSIZE), not a coroutine scheduler: nothing here may block.
  */
 interface Sidecar
 {
@@ -17,7 +17,9 @@ interface Sidecar
     public function streams(): array;
 
     /**
-     * $stream (one of streams()) is readable. $status builds the master's status: its pid,
+     * $stream (one of streams()) is readable, or may be: a master past select()'s
+     * FD_SETSIZE polls, calling this for each stream every 50 ms (Internal\MasterWait); a
+     * call that finds nothing to read must do nothing. $status builds the master's status: its pid,
      * uptime, restarts by reason and each worker's last report (what `petrel status` reads).
      *
      * @param resource $stream

@@ -62,13 +62,19 @@ final class WorkerHandle
         return ($this->kind === self::TASK ? 'task worker ' : 'worker ') . $this->shownNumber;
     }
 
-    /** Reads what the worker sent on its pipe: "ready", "error", "retiring", "dying" and status lines (JSON). */
-    public function readMessages(): void
+    /**
+     * Reads what the worker sent on its pipe: "ready", "error", "retiring", "dying" and status
+     * lines (JSON). True when there was something: bytes, or the pipe's end.
+     */
+    public function readMessages(): bool
     {
+        $heard = false;
         while (($data = @\fread($this->pipe, 65536)) !== false && $data !== '') {
             $this->buffer .= $data;
+            $heard = true;
         }
         if (\feof($this->pipe)) {
+            $heard = $heard || $this->talking;
             $this->talking = false;
         }
         while (($end = \strpos($this->buffer, "\n")) !== false) {
@@ -87,5 +93,7 @@ final class WorkerHandle
                 default => null,
             };
         }
+
+        return $heard;
     }
 }

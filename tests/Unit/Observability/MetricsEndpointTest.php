@@ -48,6 +48,26 @@ final class MetricsEndpointTest extends TestCase
         self::assertStringStartsWith('HTTP/1.1 200 OK', $this->scrape($endpoint, "GET /metrics HTTP/1.1\r\n\r\n"), 'a scrape still gets through');
     }
 
+    /**
+     * A master past select()'s FD_SETSIZE polls: it calls onReadable() for every stream,
+     * whether something came or not. A call on a client that had sent nothing yet closed it
+     * (a read of nothing taken for its end): the scrape got no answer.
+     */
+    public function testACallWithNothingToReadKeepsTheClient(): void
+    {
+        $endpoint = new MetricsEndpoint('127.0.0.1:0');
+        $endpoint->onReadable($endpoint->streams()[0], static fn (): array => []); // nobody to accept
+        $client = $this->connect($endpoint);
+        $accepted = $this->accept($endpoint, $client);
+        $endpoint->onReadable($accepted, static fn (): array => []);
+        self::assertContains($accepted, $endpoint->streams(), 'the client is still watched');
+        \fwrite($client, "GET /metrics HTTP/1.1\r\n\r\n");
+        \usleep(50_000);
+        $endpoint->onReadable($accepted, static fn (): array => ['workers' => [], 'restarts' => []]);
+        \stream_set_timeout($client, 2);
+        self::assertStringStartsWith('HTTP/1.1 200 OK', (string) \stream_get_contents($client));
+    }
+
     private function scrape(MetricsEndpoint $endpoint, string $head): string
     {
         $client = $this->connect($endpoint);
