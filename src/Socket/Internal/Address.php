@@ -6,22 +6,31 @@ namespace Petrel\Socket\Internal;
 
 use Petrel\Socket\SocketError;
 
-/** @internal Normalises "host:port" / "tcp://…" / "unix://…" addresses into stream URIs. */
+/**
+ * @internal Normalises "host:port" / "tcp://…" / "tls://…" / "unix://…" addresses into stream
+ * URIs, refusing a port past 65535: PHP would pass on its low 16 bits (127.0.0.1:70000 is
+ * port 4464, someone else's).
+ */
 final class Address
 {
     public static function toUri(string $address): string
     {
-        if (\str_starts_with($address, 'unix://') || \str_starts_with($address, 'tcp://') || \str_starts_with($address, 'tls://')) {
+        if (\str_starts_with($address, 'unix://')) {
             return $address;
         }
         if (\str_starts_with($address, '/')) {
             return 'unix://' . $address;
         }
-        if (!\preg_match('/^(\[[0-9a-fA-F:.]+\]|[^:\/\s]+):(\d{1,5})$/', $address)) {
+        $scheme = \str_starts_with($address, 'tcp://') || \str_starts_with($address, 'tls://') ? \substr($address, 0, 6) : '';
+        $hostPort = \substr($address, \strlen($scheme));
+        if (!\preg_match('/^(\[[0-9a-fA-F:.]+\]|[^:\/\s]+):(\d{1,5})$/', $hostPort, $m)) {
             throw new SocketError("Malformed address \"{$address}\": expected host:port, [ipv6]:port or unix:///path");
         }
+        if ((int) $m[2] > 65535) {
+            throw new SocketError("Port {$m[2]} of \"{$address}\" is out of range: ports are 0-65535");
+        }
 
-        return 'tcp://' . $address;
+        return ($scheme === '' ? 'tcp://' : $scheme) . $hostPort;
     }
 
     /** @return array{string, int} host (without brackets) and port of a tcp:// or tls:// URI */
