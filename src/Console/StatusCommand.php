@@ -12,6 +12,12 @@ use Petrel\Process\PidFile;
  * state is idle or busy, followed by the task it runs); then, per worker, the figures
  * /metrics sums (requests by status class, in flight, latency p50/p99, loop lag, blocking
  * episodes, pools) and the restarts by reason. Every line ends with a newline.
+ *
+ * A worker's REQUESTS are the requests it answered, those refused before any handler (a
+ * malformed head's 400, 413, 431, the connection cap's 503) included, as nginx counts a
+ * request answered: the sum of its 2XX–5XX columns (and of 101 upgrades), which count the
+ * refused too, so REQUESTS 10 never sits beside 4XX 12. (--max-requests counts only the
+ * requests a handler ran.)
  */
 final class StatusCommand
 {

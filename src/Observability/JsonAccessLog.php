@@ -33,7 +33,7 @@ final class JsonAccessLog
         $this->stream = AccessLog::open($target);
     }
 
-    /** A request refused before any handler saw it: method, target and protocol null. */
+    /** A request refused before any handler saw it: method, target and protocol null; bytes its answer's body's. */
     public function refused(?string $remote, int $status, int $bytes): void
     {
         \fwrite($this->stream, \json_encode([

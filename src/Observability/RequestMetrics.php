@@ -28,6 +28,8 @@ final class RequestMetrics
     /** @var array<int, int> requests per bucket (not cumulative); the last one is +Inf */
     private array $buckets;
     private int $latencyNs = 0;
+    /** Requests refused before any handler saw them, since start (refused()). */
+    private int $refusedTotal = 0;
 
     public function __construct()
     {
@@ -44,6 +46,17 @@ final class RequestMetrics
     public function refused(int $status): void
     {
         ++$this->requests['OTHER'][$status >= 500 ? 5 : 4];
+        ++$this->refusedTotal;
+    }
+
+    /**
+     * How many requests refused() counted: what a worker adds to the requests its server
+     * answered (Http\Server::stats(), which max-requests counts) for the status's
+     * "requests", so that `petrel status` shows in REQUESTS what its 4XX and 5XX count.
+     */
+    public function refusedTotal(): int
+    {
+        return $this->refusedTotal;
     }
 
     /**

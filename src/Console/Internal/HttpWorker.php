@@ -39,9 +39,12 @@ use function Petrel\run;
  *
  * Observability: requests are counted (Observability\RequestMetrics) and sent with the
  * status every second, with the loop's lag (the worst delay of a 0.25 s timer in that
- * second), the pools' gauges and the blocking episodes; the blocking detector runs in
- * coroutine mode unless --block-threshold=0 (the master watches the loop's ticks this
- * worker publishes in its slot, WorkerContext::$watchdogCells); --leak-check wraps the APP in LeakCheck.
+ * second), the pools' gauges and the blocking episodes, and once more as the worker ends
+ * (exit() or a fatal error in a handler included). The status's "requests" are those
+ * answered, the ones refused before any handler (400, 413, 431, 503…) included, as its
+ * counts by status class have them. The blocking detector runs in coroutine mode unless
+ * --block-threshold=0 (the master watches the loop's ticks this worker publishes in its
+ * slot, WorkerContext::$watchdogCells); --leak-check wraps the APP in LeakCheck.
  *
  * @internal
  */
@@ -138,11 +141,25 @@ final class HttpWorker
             $due = $now + 0.25;
         }));
         $sendStatus = static function () use ($context, $server, $scheduler, $metrics, &$lag, $detector): void {
-            $context->reportStatus($server->stats() + [
+            $stats = $server->stats();
+            $stats['requests'] += $metrics->refusedTotal(); // answered: the refused too, as the counts by class have them
+            $context->reportStatus($stats + [
                 'coroutines' => $scheduler->stats()['alive'],
                 'metrics' => $metrics->snapshot() + ['loop_lag' => \round(\max(0.0, $lag), 4), 'blocked' => $detector->episodes ?? 0, 'pools' => PoolRegistry::stats()],
             ]);
         };
+        // The last report, once: after the serve loop, or from PHP's shutdown when exit() or a
+        // fatal error in a handler ends the worker first (no `finally` runs then), so what it
+        // answered since the last second's report still reaches the master and /metrics.
+        $lastSent = false;
+        $sendLast = static function () use ($sendStatus, &$lastSent): void {
+            if (!$lastSent) {
+                $lastSent = true;
+                @\ini_set('memory_limit', '-1'); // a worker dying of memory_limit has none left to report with
+                $sendStatus();
+            }
+        };
+        \register_shutdown_function($sendLast);
         $report = static function () use ($sendStatus, $recycle, &$lag): void {
             $sendStatus();
             $lag = 0.0;
@@ -158,7 +175,7 @@ final class HttpWorker
             Timer::finishTicks($scheduler, $options->gracefulTimeout - (\microtime(true) - ($stoppedAt ?? \microtime(true))));
         });
         $detector?->stop();
-        $sendStatus(); // the last: what was answered since the report a second ago counts in /metrics
+        $sendLast(); // what was answered since the report a second ago counts in /metrics
 
         return 0;
     }

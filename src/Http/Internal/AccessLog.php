@@ -42,7 +42,11 @@ final class AccessLog
         return $stream;
     }
 
-    /** A request refused before any handler saw it: no request line ("-"), as nginx logs a bad one. */
+    /**
+     * A request refused before any handler saw it: no request line ("-"), as nginx logs a
+     * bad one; $bytes are its answer's body's, as for an answered one (`%b`, nginx's
+     * $body_bytes_sent).
+     */
     public function refused(?string $remote, int $status, int $bytes): void
     {
         \fwrite($this->stream, \sprintf("%s - - [%s] \"-\" %d %d \"-\" \"-\"\n", PeerAddress::forLog($remote) ?? '-', \date('d/M/Y:H:i:s O'), $status, $bytes));

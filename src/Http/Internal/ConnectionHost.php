@@ -40,8 +40,9 @@ interface ConnectionHost
 
     /**
      * A request refused before any handler saw it — a malformed or oversized head (400,
-     * 413, 414, 431, 501, 505) or a connection over the cap (503) — after its answer of
-     * $bytes was written: counted and logged as the answered ones are, without a request.
+     * 413, 414, 431, 501, 505) or a connection over the cap (503) — after its answer was
+     * written: counted and logged as the answered ones are, without a request. $bytes are
+     * the answer's body's (its head left out), as the access logs give an answered one's.
      */
     public function refused(int $status, ?string $remote, int $bytes): void;
 

@@ -191,14 +191,14 @@ final class Http1Connection
     public function reject(): void
     {
         $this->phase = self::BUSY;
-        $response = Response::text("503 Service Unavailable\n", 503)
+        $body = "503 Service Unavailable\n";
+        $response = Response::text($body, 503)
             ->withHeader('Connection', 'close')
             ->withHeader('Retry-After', (string) self::RETRY_AFTER);
         try {
             $this->deadline = \hrtime(true) * 1e-9 + $this->writeTimeout;
-            $bytes = $this->encoder->encode($response, '1.1', false, false, DateCache::get());
-            $this->socket->write($bytes);
-            $this->host->refused(503, $this->socket->getRemoteAddress(), \strlen($bytes));
+            $this->socket->write($this->encoder->encode($response, '1.1', false, false, DateCache::get()));
+            $this->host->refused(503, $this->socket->getRemoteAddress(), \strlen($body));
             $this->lingerBeforeClose();
         } catch (SocketException | CancelledException) {
             // Gone already.
@@ -520,11 +520,11 @@ final class Http1Connection
         $status = $error->getStatus();
         $text = \Petrel\Http\Status::reasonPhrase($status);
         $detail = $error->getReason() !== $text ? ": {$error->getReason()}" : '';
-        $response = Response::text("{$status} {$text}{$detail}\n", $status)->withHeader('Connection', 'close');
+        $body = "{$status} {$text}{$detail}\n";
+        $response = Response::text($body, $status)->withHeader('Connection', 'close');
         $this->deadline = \hrtime(true) * 1e-9 + $this->writeTimeout;
-        $bytes = $this->encoder->encode($response, '1.1', false, false, DateCache::get());
-        $this->socket->write($bytes);
+        $this->socket->write($this->encoder->encode($response, '1.1', false, false, DateCache::get()));
         $this->linger = true;
-        $this->host->refused($status, $this->socket->getRemoteAddress(), \strlen($bytes));
+        $this->host->refused($status, $this->socket->getRemoteAddress(), \strlen($body));
     }
 }
