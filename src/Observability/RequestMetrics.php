@@ -50,6 +50,17 @@ final class RequestMetrics
     }
 
     /**
+     * A request whose handler never returned: the worker died under it (a fatal error,
+     * exit()) and answered it $status as it ended (Console\Internal\FatalErrorResponder).
+     * Counted by class and one less in flight, not timed (its start is not kept).
+     */
+    public function abandoned(string $method, int $status): void
+    {
+        --$this->inFlight;
+        ++$this->requests[isset($this->requests[$method]) ? $method : 'OTHER'][$status >= 500 ? 5 : 4];
+    }
+
+    /**
      * How many requests refused() counted: what a worker adds to the requests its server
      * answered (Http\Server::stats(), which max-requests counts) for the status's
      * "requests", so that `petrel status` shows in REQUESTS what its 4XX and 5XX count.

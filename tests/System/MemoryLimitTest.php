@@ -11,7 +11,10 @@ use Petrel\Tests\Support\RawHttp;
 
 use function Petrel\go;
 
-/** --max-memory recycles a worker after the request; --memory-limit turns a runaway request into a 500. */
+/**
+ * --max-memory recycles a worker after the request; --memory-limit turns a runaway request
+ * into a 500, as exit() in a handler is (FatalErrorResponder).
+ */
 final class MemoryLimitTest extends AsyncTestCase
 {
     private const APP = __DIR__ . '/fixtures/memory-app.php';
@@ -85,26 +88,68 @@ final class MemoryLimitTest extends AsyncTestCase
         self::assertSame(0, $server->stop());
     }
 
-    public function testAmongRequestsInFlightTheOneThatDiedGetsThe500(): void
+    /**
+     * The request that died gets the 500; the others in flight on that worker, whose
+     * handlers will never return, were lost with it (a reset); they get a 503 with
+     * Retry-After now: another worker can serve them.
+     */
+    public function testAmongRequestsInFlightTheOneThatDiedGetsThe500AndTheOthersA503(): void
     {
         $server = (new PetrelProcess(self::APP, ['--workers=1', '--memory-limit=64M']))->start();
         PetrelProcess::waitFor(static fn () => \count($server->workerPids()) === 1, 10, 'a ready worker');
-        [$response, $slow] = $this->async(static function () use ($server): array {
+        [$response, $slow] = $this->diesWithAnotherInFlight($server, '/allocate?mb=100');
+        self::assertSame(500, $response->status, 'the request that passed the limit');
+        self::assertSame('503 1 503 Service Unavailable', $slow, 'the sleeping one');
+        self::assertStringContainsString('worker 1: GET /allocate?mb=100 exceeded memory_limit 64M; restarting', $server->log());
+        self::assertStringContainsString('worker 1: 1 other request(s) in flight answered 503: the worker is ending', $server->log());
+        self::assertSame(0, $server->stop());
+    }
+
+    /**
+     * exit() in a handler (a php-fpm habit) ended the worker without a word: its client and
+     * every other request in flight got a reset, the log said only that the worker exited,
+     * and the master restarted it with a crash's back-off. It is answered and named as a
+     * fatal error is.
+     */
+    public function testExitInAHandlerIsA500NamedInTheLogAndTheWorkerRestartsAtOnce(): void
+    {
+        $server = (new PetrelProcess(self::APP, ['--workers=1']))->start();
+        PetrelProcess::waitFor(static fn () => \count($server->workerPids()) === 1, 10, 'a ready worker');
+        [$before] = $server->workerPids();
+        [$response, $slow] = $this->diesWithAnotherInFlight($server, '/exit');
+        self::assertSame(500, $response->status);
+        self::assertSame("500 Internal Server Error\n", $response->body);
+        self::assertSame('503 1 503 Service Unavailable', $slow, 'the sleeping one');
+        PetrelProcess::waitFor(static fn () => \count($server->workerPids()) === 1 && $server->workerPids() !== [$before], 10, 'the restarted worker');
+        $log = $server->log();
+        self::assertStringContainsString('worker 1: GET /exit called exit() in its handler, which ends a resident worker (return a Response instead); restarting', $log);
+        self::assertStringNotContainsString('restarting in', $log, 'a healthy worker is restarted without back-off');
+        $this->async(static fn () => self::assertSame('Hello, World!', RawHttp::get($server->address, '/')->body));
+        self::assertSame(0, $server->stop());
+    }
+
+    /**
+     * Sends GET $path while GET /sleep?ms=3000 is in its handler: the first's response, and
+     * the sleeping one's "status Retry-After body" (or "lost").
+     *
+     * @return array{\Petrel\Tests\Support\RawResponse, string}
+     */
+    private function diesWithAnotherInFlight(PetrelProcess $server, string $path): array
+    {
+        return $this->async(static function () use ($server, $path): array {
             $slow = go(static function () use ($server): string {
                 try {
-                    return (string) RawHttp::get($server->address, '/sleep?ms=3000')->status;
+                    $response = RawHttp::get($server->address, '/sleep?ms=3000');
+
+                    return \trim("{$response->status} {$response->header('retry-after')} {$response->body}");
                 } catch (\RuntimeException | SocketException $lost) {
                     return 'lost';
                 }
             });
             \Petrel\sleep(0.3); // its handler is asleep in the worker
 
-            return [RawHttp::get($server->address, '/allocate?mb=100'), $slow->join()];
+            return [RawHttp::get($server->address, $path), $slow->join()];
         }, 15.0);
-        self::assertSame(500, $response->status, 'the request that passed the limit');
-        self::assertSame('lost', $slow, 'the sleeping one is lost with the worker');
-        self::assertStringContainsString('worker 1: GET /allocate?mb=100 exceeded memory_limit 64M; restarting', $server->log());
-        self::assertSame(0, $server->stop());
     }
 
     public function testMaxMemoryBelowWhatAWorkerNeedsAtBootIsRefused(): void

@@ -29,4 +29,24 @@ final class RequestMetricsTest extends TestCase
         self::assertSame(1, \array_sum($snapshot['buckets']), 'the refused are not timed');
         self::assertSame(0, $metrics->inFlight);
     }
+
+    /**
+     * A request whose handler never returned (the worker died under it: a fatal error,
+     * exit()) is answered as the worker ends; it counts by class and leaves the in-flight
+     * gauge, untimed.
+     */
+    public function testAnAbandonedRequestCountsByClassAndLeavesTheInFlightGauge(): void
+    {
+        $metrics = new RequestMetrics();
+        $metrics->inFlight = 2;
+        $metrics->abandoned('GET', 500);
+        $metrics->abandoned('BREW', 503);
+
+        $snapshot = $metrics->snapshot();
+        self::assertSame(1, $snapshot['requests']['GET'][5]);
+        self::assertSame(1, $snapshot['requests']['OTHER'][5]);
+        self::assertSame(0, $snapshot['in_flight']);
+        self::assertSame(0, \array_sum($snapshot['buckets']), 'not timed');
+        self::assertSame(0, $metrics->refusedTotal(), 'not refused: a handler saw them');
+    }
 }
