@@ -12,6 +12,7 @@ use Petrel\Http\HttpException;
 use Petrel\Http\Internal\ServerParams;
 use Petrel\Http\Internal\TempFiles;
 use Petrel\Http\Psr\Internal\BufferedBodyStream;
+use Petrel\Http\Psr\Internal\ConvertedResponse;
 use Petrel\Http\Psr\Internal\FileBodyStream;
 use Petrel\Http\Psr\Internal\PsrUploadedFile;
 use Petrel\Http\Request;
@@ -146,6 +147,7 @@ final class PsrConverter
     /**
      * A PSR-7 response whose body is a lazy view of the Petrel one: a FileBody's file is
      * opened, a StreamBody's generator started, only when a middleware reads the body.
+     * It and the copies its with*() make are known by descendsFrom().
      */
     public function toPsrResponse(Response $response): ResponseInterface
     {
@@ -156,13 +158,23 @@ final class PsrConverter
         }
 
         // All headers at once: a withHeader() each would clone the response each time.
-        return new PsrResponse(
+        return ConvertedResponse::of(new PsrResponse(
             $response->getStatus(),
             $headers,
             $body instanceof FileBody ? new FileBodyStream($body) : BufferedBodyStream::ofResponseBody($body),
             '1.1',
             $response->getReasonPhrase(),
-        );
+        ));
+    }
+
+    /**
+     * Whether $response is $converted (made by toPsrResponse()) or made from it by with*()
+     * calls, whichever they changed (status, headers, body); false for a response built
+     * any other way, whatever it copied from $converted (see Internal\ConvertedResponse).
+     */
+    public function descendsFrom(ResponseInterface $response, ResponseInterface $converted): bool
+    {
+        return $response instanceof ConvertedResponse && $converted instanceof ConvertedResponse && $response->sharesLineageWith($converted);
     }
 
     /**

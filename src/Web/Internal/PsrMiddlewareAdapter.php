@@ -22,10 +22,13 @@ use Psr\Http\Server\MiddlewareInterface;
  *   (nothing lost, nothing re-parsed); a rebuilt one keeps what the middleware set (parsed
  *   body, query, cookies, uploads, attributes), the body unless written to, the protocol
  *   version, remote address and trailers;
- * - the inner response returned as is, or with only status/headers changed (same body
- *   stream) → the inner Petrel response with those changes (file and streamed bodies,
- *   cookies, after-send callbacks intact); a body read from a generator or written to is
- *   sent from the PSR stream.
+ * - the inner response returned as is, or made from it by with*() calls (status, headers,
+ *   a body replaced: a gzip, a 304) → the inner Petrel response with those changes, so
+ *   what PSR-7 cannot carry goes on (Cookie objects, after-send callbacks, the rendered
+ *   error, a 101's upgrade); an untouched file or stream body is sent as it was, one read
+ *   from a generator or written to from the PSR stream. PsrConverter::descendsFrom()
+ *   tells such a response from one the middleware built itself (or kept from another
+ *   request), which inherits none of it.
  * Otherwise the response is rebuilt from PSR-7: a string up to 1 MiB, streamed past that.
  * Budget a few microseconds per PSR-15 middleware and request.
  *

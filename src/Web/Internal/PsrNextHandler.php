@@ -46,23 +46,22 @@ final class PsrNextHandler implements RequestHandlerInterface
     }
 
     /**
-     * The Petrel response behind $psrResponse, when it is (or only re-heads) the inner one:
-     * its body is the inner one's (a file still sent as a file) unless the middleware
-     * wrote to it or started its generator, then what the PSR body holds. A re-headed one
-     * is the inner response with the status and headers of $psrResponse, so it keeps what
-     * PSR-7 cannot carry (the Cookie objects, the error it was rendered from, a 101's
-     * upgrade handler…). Null when the body is another: the adapter converts.
+     * The Petrel response behind $psrResponse, when it is the inner one or was made from
+     * it by with*() calls (PsrConverter::descendsFrom(): re-headed, its status changed, its
+     * body replaced): the inner response with the status, headers and body of
+     * $psrResponse, so it keeps what PSR-7 cannot carry (the Cookie objects, after-send
+     * callbacks, the error it was rendered from, a 101's upgrade handler…). Its body is the
+     * inner one's (a file still sent as a file) unless the middleware replaced it, wrote to
+     * it or started its generator, then what the PSR body holds. Null for a response the
+     * middleware built itself, or kept from another call (a cache): the adapter converts
+     * it, and it inherits nothing.
      */
     public function reuse(ResponseInterface $psrResponse): ?Response
     {
-        if ($this->response === null || $this->psrResponse === null) {
+        if ($this->response === null || $this->psrResponse === null || !$this->converter->descendsFrom($psrResponse, $this->psrResponse)) {
             return null;
         }
-        $body = $psrResponse->getBody();
-        if ($body !== $this->psrResponse->getBody()) {
-            return null;
-        }
-        $sent = $this->converter->fromPsrBody($body);
+        $sent = $this->converter->fromPsrBody($psrResponse->getBody());
         if ($psrResponse === $this->psrResponse) {
             return $sent === $this->response->getBody() ? $this->response : $this->response->withBody($sent);
         }
@@ -117,7 +116,7 @@ final class PsrNextHandler implements RequestHandlerInterface
     /**
      * A new response without the inner one's cookies other than $kept (the others' lines
      * are among $headers, as the middleware left them), keeping the error it was rendered
-     * from and a 101's upgrade handler.
+     * from, its after-send callbacks and a 101's upgrade handler.
      *
      * @param array<string, array{string, list<string>}> $headers
      * @param list<Cookie> $kept
@@ -132,6 +131,10 @@ final class PsrNextHandler implements RequestHandlerInterface
         $response = $status === 101 && $upgrade !== null ? Response::upgrade($fields, $upgrade)->withBody($body) : new Response($status, $fields, $body);
         foreach ($kept as $cookie) {
             $response = $response->withCookie($cookie);
+        }
+
+        foreach ($inner->getAfterSend() as $callback) {
+            $response = $response->withAfterSend($callback);
         }
 
         return $inner->getRenderedFrom() === null ? $response : $response->withRenderedFrom($inner->getRenderedFrom());

@@ -184,4 +184,29 @@ final class PsrConverterTest extends TestCase
             \unlink($path);
         }
     }
+
+    /**
+     * The bridge keeps what PSR-7 cannot carry (after-send callbacks, Cookie objects) for
+     * a response made from the converted one, whatever with*() changed, body included (a
+     * gzip lost them); not for one built from scratch, nor for another conversion's.
+     */
+    public function testDescendsFromTellsACopyOfTheConvertedResponseFromAnyOther(): void
+    {
+        $converter = new PsrConverter();
+        $factory = new Psr17Factory();
+        $converted = $converter->toPsrResponse(Response::text('page')->withHeader('X-A', '1'));
+        $copy = $converted->withHeader('X-B', '2')->withStatus(201)->withBody($factory->createStream('gz'))->withoutHeader('X-A')->withAddedHeader('X-C', '3')->withProtocolVersion('1.0');
+        $scratch = $factory->createResponse(200)->withHeader('X-A', '1')->withHeader('Content-Type', 'text/plain; charset=utf-8')->withBody($converted->getBody());
+
+        self::assertTrue($converter->descendsFrom($converted, $converted));
+        self::assertTrue($converter->descendsFrom($copy, $converted));
+        self::assertFalse($converter->descendsFrom($scratch, $converted));
+        self::assertFalse($converter->descendsFrom($converter->toPsrResponse(Response::text('page')->withHeader('X-A', '1')), $converted));
+        self::assertSame([201, '1.0', ['X-B' => ['2'], 'X-C' => ['3']], 'gz'], [$copy->getStatusCode(), $copy->getProtocolVersion(), \array_diff_key($copy->getHeaders(), ['Content-Type' => 0]), (string) $copy->getBody()]);
+        self::assertSame($converted, $converted->withBody($converted->getBody()), 'unchanged is the same object, as nyholm\'s: the bridge takes that for "returned as is"');
+        self::assertSame('1', $converted->getHeaderLine('x-a'));
+        self::assertSame(['1'], $converted->getHeader('X-A'));
+        self::assertTrue($converted->hasHeader('x-a'));
+        self::assertSame('OK', $converted->getReasonPhrase());
+    }
 }

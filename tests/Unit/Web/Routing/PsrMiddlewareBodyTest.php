@@ -26,7 +26,7 @@ use Psr\Http\Server\RequestHandlerInterface;
  * What a PSR-15 middleware sees of the inner response and what goes out after it: file
  * and streamed bodies readable (an ETag, a gzip), and sent whole; writes kept; what PSR-7
  * cannot carry (Cookie objects, the rendered error, a 101's upgrade) kept when it only
- * re-heads the response.
+ * re-heads the response (a replaced body: PsrMiddlewareReplacedBodyTest).
  */
 #[CoversClass(PsrNextHandler::class)]
 final class PsrMiddlewareBodyTest extends TestCase
