@@ -25,7 +25,8 @@ use function Petrel\Socket\connect;
  * with TaskQueueFullException, never queued. A timeout (queueing included) throws
  * TaskTimeoutException; the coroutine's own timeout()/cancel() reach the wait too. Either
  * way the connection closes: a task still queued is then skipped by the worker that takes
- * it, a running one finishes and its result is discarded.
+ * it, a running one finishes and its result is discarded; one still running
+ * TaskServer::OVERRUN_GRACE after the timeout ends its task worker, which is replaced.
  */
 final class TaskClient implements TaskRunner
 {

@@ -7,6 +7,7 @@ namespace Petrel\Task;
 use Closure;
 use Petrel\Observability\Log;
 use Petrel\Socket\SocketServer;
+use Petrel\Task\Internal\OverrunGuard;
 use Petrel\Task\Internal\RemoteThrowable;
 use Petrel\Task\Internal\TaskCodec;
 use Petrel\Task\Internal\TaskExecutor;
@@ -24,13 +25,28 @@ use Throwable;
  * meanwhile stops the server right after the task (and is consumed: its handlers do not run). If the task
  * kills the process with a fatal error or exit(), a shutdown function still tells the
  * submitter what happened.
+ *
+ * A task still running $overrunGrace after its caller's deadline (the request carries it)
+ * ends this process (exit code 124, OverrunGuard): nobody waits for its result, and the
+ * worker it held served nothing else, for ever if the task never returns. The shutdown
+ * function says why on the pipe (onDeath: the task, how long it ran), so the master
+ * replaces the worker at once; tasks queued meanwhile stay in the shared accept queue and
+ * go to the replacement, or to another worker.
  */
 final class TaskServer
 {
     private const BLOCKED_SIGNALS = [\SIGTERM, \SIGINT, \SIGUSR1];
     private const REQUEST_READ_TIMEOUT = 5.0;
+    /** Seconds a task may run past its caller's deadline before it ends its task worker. */
+    public const OVERRUN_GRACE = 2.0;
+    /** Seconds more before SIGKILL, for an exit that hangs or a task stuck in a C call. */
+    public const KILL_GRACE = 3.0;
+    public const EXIT_OVERRUN = 124; // as timeout(1)
 
     private readonly TaskExecutor $executor;
+    private readonly OverrunGuard $guard;
+    /** Why this process is ending the task now running (set by the guard), or null. */
+    private ?string $overrun = null;
     private int $tasks = 0;
     /** @var array{resource, string}|null the connection and task now running */
     private ?array $running = null;
@@ -40,15 +56,20 @@ final class TaskServer
      * @param Closure(string): void|null $onStart called before a task runs, with its name
      * @param Closure(int): void|null $onFinish called after each task, with the count so far
      * @param Closure(string): void|null $onDeath called by the shutdown function when a task
-     *        kills the process, with the reason
+     *        kills the process (or the guard ends it), with the reason
+     * @param float $overrunGrace seconds a task may run past its deadline (OVERRUN_GRACE)
+     * @param float $killGrace seconds more before SIGKILL (KILL_GRACE)
      */
     public function __construct(
         private readonly SocketServer $server,
         private readonly ?Closure $onStart = null,
         private readonly ?Closure $onFinish = null,
         private readonly ?Closure $onDeath = null,
+        float $overrunGrace = self::OVERRUN_GRACE,
+        float $killGrace = self::KILL_GRACE,
     ) {
         $this->executor = new TaskExecutor();
+        $this->guard = new OverrunGuard($overrunGrace, $killGrace, $this->endOverrun(...));
     }
 
     /** Serves tasks until stop(); call in a coroutine. */
@@ -112,11 +133,13 @@ final class TaskServer
         ($this->onStart)?->__invoke($request->task);
         \pcntl_sigprocmask(\SIG_BLOCK, self::BLOCKED_SIGNALS, $previousMask);
         $this->running = [$connection, $request->task];
+        $this->guard->arm($request->deadline);
         try {
             $reply = TaskCodec::encodeReply(TaskCodec::RESULT, $this->executor->run($request->task, $request->args));
         } catch (Throwable $error) {
             $reply = TaskCodec::encodeReply(TaskCodec::THROWN, RemoteThrowable::capture($error));
         } finally {
+            $this->guard->disarm();
             $this->running = null;
             $this->tasks++;
             // A stop signal that came during the task (still blocked: taken here, not by a
@@ -197,6 +220,14 @@ final class TaskServer
         return $data === '' || $data === false;
     }
 
+    /** The guard's call: the task now running is past its deadline and grace. */
+    private function endOverrun(float $ran, float $late): never
+    {
+        $this->overrun = \sprintf('ran %.1f s, %.1f s past its deadline', $ran, $late);
+
+        exit(self::EXIT_OVERRUN); // the shutdown function below says why
+    }
+
     private function onShutdown(): void
     {
         if ($this->running === null) {
@@ -204,6 +235,13 @@ final class TaskServer
         }
         [$connection, $task] = $this->running;
         $this->running = null;
+        if ($this->overrun !== null) {
+            // No reply: its caller left at the deadline (a write to the closed connection
+            // would fail, and an error handler of the task could throw here).
+            ($this->onDeath)?->__invoke("task {$task} {$this->overrun} (its caller had given up): the task worker ended itself");
+
+            return;
+        }
         $error = \error_get_last();
         $fatal = $error !== null && ($error['type'] & (\E_ERROR | \E_CORE_ERROR | \E_COMPILE_ERROR | \E_USER_ERROR | \E_PARSE)) !== 0;
         $pid = \getmypid();

@@ -205,6 +205,37 @@ final class TaskWorkersTest extends AsyncTestCase
     }
 
     /**
+     * A task that never returns (an endless loop) held the only task worker for ever: its
+     * caller got a timeout, and so did every task after it, queued behind it, until a restart.
+     * The task worker now ends itself once the task runs past its deadline plus a grace; the
+     * master replaces it at once, and the task queued meanwhile runs on the new one.
+     */
+    public function testATaskRunningPastItsDeadlineEndsItsTaskWorkerAndTheTaskQueuedBehindRuns(): void
+    {
+        $server = (new PetrelProcess(self::$app, ['--workers=1', '--task-workers=1', '--task-timeout=1', '--graceful-timeout=1']))->start();
+        PetrelProcess::waitFor(static fn () => \count(self::taskWorkerPids($server->status())) === 1, 10, 'a ready task worker');
+        [$stuck] = self::taskWorkerPids($server->status());
+        [$spin, $next, $waited] = $this->async(static function () use ($server): array {
+            $spin = RawHttp::get($server->address, '/task?do=spin');
+            $submitted = \microtime(true);
+            $next = RawHttp::get($server->address, '/task?do=echo&arg=3&timeout=6');
+
+            return [$spin, $next, \microtime(true) - $submitted];
+        }, 15.0);
+        self::assertSame(500, $spin->status);
+        self::assertStringContainsString('did not finish within 1 s', $spin->body);
+        self::assertSame(200, $next->status, "{$next->body}\n{$server->log()}");
+        self::assertStringContainsString('"arg":3', $next->body);
+        self::assertLessThan(4.5, $waited, 'the task queued behind the endless one ran on its replacement');
+        self::assertStringNotContainsString("\"pid\":{$stuck},", $next->body, 'a new task worker ran it');
+        self::assertMatchesRegularExpression(
+            '/task worker 1 \(pid ' . $stuck . '\) exited with code 124 \(task \S+TestTask ran \d+\.\d s, \d+\.\d s past its deadline[^\n]*\); restarting/',
+            $server->log(),
+        );
+        self::assertSame(0, $server->stop());
+    }
+
+    /**
      * @param array<string, mixed> $status
      * @return list<int>
      */

@@ -24,8 +24,10 @@ use function Petrel\run;
  * workers. It serves tasks on the Unix socket the master bound (TaskServer), reports its
  * status (tasks run, idle or busy with which task), asks for a replacement after
  * --max-requests tasks or past --max-memory, and stops gracefully on SIGTERM: the running
- * task finishes first. It ignores SIGINT (Ctrl-C): its master stops it once the HTTP
- * workers, which may submit tasks until they have drained, are gone.
+ * task finishes first. A task still running 2 s past its caller's deadline ends this
+ * process (TaskServer, exit code 124), saying which task and how long it ran as "dying" on
+ * the pipe, so the master replaces it at once. It ignores SIGINT (Ctrl-C): its master
+ * stops it once the HTTP workers, which may submit tasks until they have drained, are gone.
  *
  * @internal
  */

@@ -7,6 +7,7 @@ namespace Petrel\Tests\Integration\Task;
 use Petrel\Coroutine\Scheduler;
 use Petrel\Coroutine\TimeoutException;
 use Petrel\Socket\SocketServer;
+use Petrel\Task\Internal\KillTimer;
 use Petrel\Task\TaskClient;
 use Petrel\Task\TaskQueueFullException;
 use Petrel\Task\TaskServer;
@@ -191,6 +192,49 @@ final class TaskServerTest extends AsyncTestCase
         $this->children = [];
     }
 
+    /**
+     * A task that never returned held its task worker for ever, long after its caller had
+     * given up. Now, past its deadline plus the grace, an endless PHP loop is ended by the
+     * worker's alarm (exit code 124), and a task blocked in a read that PHP retries when a
+     * signal interrupts it (no PHP handler can run there) by SIGKILL $killGrace later.
+     */
+    public function testATaskPastItsDeadlineAndGraceEndsItsWorkerEvenInsideABlockingCall(): void
+    {
+        if (KillTimer::create() === null) {
+            self::markTestSkipped('no kernel timer here (it needs Linux and ext-ffi)');
+        }
+        $client = $this->startWorkers(2, overrunGrace: 0.0, killGrace: 0.5);
+        $workers = $this->children;
+        $started = \microtime(true);
+        $this->async(static function () use ($client): void {
+            $spin = go(static fn () => $client->run(TestTask::class, ['spin'], 0.3));
+            $hang = go(static fn () => $client->run(TestTask::class, ['hang'], 0.3));
+            foreach ([$spin, $hang] as $task) {
+                try {
+                    $task->join();
+                    self::fail('no timeout');
+                } catch (TaskTimeoutException) {
+                }
+            }
+        });
+        $exits = [];
+        while (\count($exits) < 2 && \microtime(true) - $started < 5.0) {
+            $pid = \pcntl_waitpid(-1, $status, \WNOHANG);
+            if ($pid > 0) {
+                $exits[$pid] = [\pcntl_wifexited($status) ? \pcntl_wexitstatus($status) : null, \pcntl_wifsignaled($status) ? \pcntl_wtermsig($status) : null, \microtime(true) - $started];
+            }
+            \usleep(10000);
+        }
+        $this->children = \array_values(\array_diff($this->children, \array_keys($exits))); // tearDown() kills the rest
+        self::assertCount(2, $exits, 'both task workers ended');
+        // Which child took which task: the spinning one exits 124, the other is killed.
+        $byCode = \array_column($exits, null, 0);
+        self::assertArrayHasKey(TaskServer::EXIT_OVERRUN, $byCode, 'the endless loop ended with exit code 124: ' . \json_encode($exits));
+        self::assertSame(\SIGKILL, \array_values(\array_filter($exits, static fn (array $e): bool => $e[0] === null))[0][1] ?? null, 'the blocked read ended by SIGKILL: ' . \json_encode($exits));
+        self::assertLessThan(2.5, \max(\array_column($exits, 2)), 'within the alarm (whole seconds) plus the kill grace');
+        self::assertEqualsCanonicalizing($workers, \array_keys($exits));
+    }
+
     public function testRoundTripAndThroughputFigures(): void
     {
         $client = $this->startWorkers(2);
@@ -223,14 +267,14 @@ final class TaskServerTest extends AsyncTestCase
         self::assertGreaterThan(0, $perSecond);
     }
 
-    private function startWorkers(int $count, int $queueSize = 64): TaskClient
+    private function startWorkers(int $count, int $queueSize = 64, float $overrunGrace = TaskServer::OVERRUN_GRACE, float $killGrace = TaskServer::KILL_GRACE): TaskClient
     {
         $this->listener = $listener = SocketServer::listen("unix://{$this->path}", new \Petrel\Socket\ServerOptions(backlog: 128));
         for ($i = 0; $i < $count; $i++) {
             $pid = \pcntl_fork();
             if ($pid === 0) {
                 Scheduler::reset();
-                $server = new TaskServer(new SocketServer($listener->getResource()));
+                $server = new TaskServer(new SocketServer($listener->getResource()), overrunGrace: $overrunGrace, killGrace: $killGrace);
                 $driver = Scheduler::get()->driver;
                 $driver->unreference($driver->onSignal(\SIGTERM, $server->stop(...)));
                 run(static fn () => $server->serve());

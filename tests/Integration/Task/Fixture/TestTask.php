@@ -16,6 +16,8 @@ final class TestTask
         return match ($action) {
             'echo' => ['arg' => $arg, 'pid' => \getmypid(), 'calls' => $this->calls],
             'sleep' => \usleep($arg * 1000) ?? 'slept',
+            'spin' => self::spinForever(),
+            'hang' => self::readForever(),
             'throw' => throw new \DomainException('bad input on purpose', 42),
             'throw-anonymous' => throw new class ('from an anonymous class', 7) extends \RuntimeException {
             },
@@ -43,6 +45,25 @@ final class TestTask
         });
 
         return 'ticking';
+    }
+
+    /** A PHP loop that never ends: only a signal gets control inside it. */
+    private static function spinForever(): never
+    {
+        while (true) {
+        }
+    }
+
+    /**
+     * Blocks in a read nobody answers, with a day's timeout: PHP retries the poll() a signal
+     * interrupts (as mysqlnd, libpq and curl do), so no PHP signal handler runs meanwhile.
+     */
+    private static function readForever(): string
+    {
+        $pair = \stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP) ?: throw new \RuntimeException('no socket pair');
+        \stream_set_timeout($pair[0], 86400);
+
+        return (string) \fread($pair[0], 1);
     }
 
     private static function exhaustMemory(): never
