@@ -12,15 +12,44 @@ bench_track() {
     echo "$1" >>"$BENCH_TMP/pids"
 }
 
+# bench_untracked PID TRACKED: the processes PID started, their children and so on, but for
+# the TRACKED ones (pids, space-separated) and theirs: a server stops its own workers.
+bench_untracked() {
+    local child
+    for child in $(ps -o pid= --ppid "$1" 2>/dev/null || true); do
+        [ "$child" != "$BASHPID" ] || continue   # the subshell listing them
+        case " $2 " in *" $child "*) continue ;; esac
+        echo "$child"
+        bench_untracked "$child" "$2"
+    done
+}
+
+# The servers, and what else the script started that may still run: a probe loop in the
+# background, wrk or curl in a subshell when a signal cut the script short.
 bench_cleanup() {
     local pids=("${BENCH_PIDS[@]}") pid
     [ ! -f "$BENCH_TMP/pids" ] || mapfile -t -O "${#pids[@]}" pids <"$BENCH_TMP/pids"
+    mapfile -t -O "${#pids[@]}" pids < <(bench_untracked $$ "${pids[*]}")
     for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
     sleep 0.5
     for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
     rm -rf "$BENCH_TMP"
 }
 trap bench_cleanup EXIT
+
+# Ctrl-C (SIGINT to the whole process group) or SIGTERM: stop at once, say so, clean up,
+# then die of the signal (the shell shows 130 or 143; a loop running the script stops too).
+# A script started in the background by another script ignores SIGINT and cannot trap it:
+# its servers and wrk stop, and it fails on the next server it finds gone.
+bench_interrupted() {
+    trap '' INT TERM   # a second Ctrl-C does not cut the cleanup short
+    echo "bench: $(basename "$0"): interrupted" >&2
+    bench_cleanup
+    trap - EXIT "$1"
+    kill -s "$1" $$
+}
+trap 'bench_interrupted INT' INT
+trap 'bench_interrupted TERM' TERM
 
 # bench_help: prints the calling script's header comment (its usage and settings).
 bench_help() {
@@ -96,7 +125,10 @@ bench_petrel() {
 # reaped (their time is in its cutime/cstime). Divide by `getconf CLK_TCK` for seconds.
 bench_server_ticks() {
     local user system child u s
-    read -r user system < <(awk '{print $14 + $16, $15 + $17}' "/proc/$1/stat")
+    if ! read -r user system < <(awk '{print $14 + $16, $15 + $17}' "/proc/$1/stat" 2>/dev/null); then
+        echo "bench: $(basename "$0"): the server (pid $1) is gone: it exited during the run" >&2
+        return 1
+    fi
     for child in $(ps -o pid= --ppid "$1" 2>/dev/null || true); do
         read -r u s < <(awk '{print $14, $15}' "/proc/$child/stat" 2>/dev/null || echo 0 0)
         user=$((user + u)) system=$((system + s))
@@ -163,7 +195,10 @@ bench_round_ratio() {
 bench_wrk() {
     local out threads=2
     [ "$2" -lt 2 ] && threads=1
-    out=$(wrk -t"$threads" -c"$2" -d"${3}s" --latency "$1" 2>&1)
+    if ! out=$(wrk -t"$threads" -c"$2" -d"${3}s" --latency "$1" 2>&1); then
+        echo "bench: $(basename "$0"): wrk on $1 failed: $out" >&2   # e.g. the server is gone
+        return 1
+    fi
     echo "$out" >>"$BENCH_TMP/wrk.log"
     php -r '
         $o = stream_get_contents(STDIN);

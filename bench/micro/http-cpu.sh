@@ -51,6 +51,18 @@ cleanup() {
     rm -rf "$TMP"
 }
 trap cleanup EXIT
+# Ctrl-C or SIGTERM: stop at once, say so, clean up, then die of the signal (the shell shows
+# 130 or 143). wrk stops on SIGINT with exit 0, so the script used to carry on, to awk on the
+# /proc/PID/stat of a worker that had stopped too.
+interrupted() {
+    trap '' INT TERM   # a second Ctrl-C does not cut the cleanup short
+    echo "http-cpu: interrupted" >&2
+    cleanup
+    trap - EXIT "$1"
+    kill -s "$1" $$
+}
+trap 'interrupted INT' INT
+trap 'interrupted TERM' TERM
 
 free_port() {
     php -r '$s = stream_socket_server("tcp://127.0.0.1:0"); echo explode(":", stream_socket_get_name($s, false))[1];'
@@ -81,7 +93,10 @@ for i in $(seq 0 $(($# - 1))); do
     roots+=("$root") ports+=("$port") workers+=("$worker")
 done
 
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+cpu_ticks() {
+    awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null \
+        || { echo "http-cpu: the worker (pid $1) is gone: it exited during the run" >&2; return 1; }
+}
 
 declare -A results=()
 for run in $(seq "$RUNS"); do

@@ -13,6 +13,9 @@ use Petrel\Bench\Internal\ChildProcess;
  */
 final class Workspace
 {
+    /** Answers in a row, not the page, after which a server that answers is not starting but wrong. */
+    private const WRONG_ANSWERS = 3;
+
     public readonly string $dir;
     /** @var list<ChildProcess> */
     private array $processes = [];
@@ -159,11 +162,14 @@ final class Workspace
 
     /**
      * Waits until $url answers $expect in a 200 response; fails early, with the end of
-     * its log, if $process exits first.
+     * its log, if $process exits first, or if it answers but not with the page
+     * WRONG_ANSWERS times in a row: a server answering 500 to every request (its handler
+     * throws, its database is gone) is not starting, and used to be waited for $timeout.
      */
     public function waitUntilServing(string $url, string $expect, ChildProcess $process, float $timeout = 60.0): void
     {
         $deadline = \microtime(true) + $timeout;
+        $wrong = 0;
         do {
             [$status, $body] = self::get($url, 5.0);
             if ($status === 200 && \str_contains($body, $expect)) {
@@ -171,6 +177,13 @@ final class Workspace
             }
             if (!$process->isRunning()) {
                 throw new BenchException("{$process->name} exited while starting:\n" . $process->logTail());
+            }
+            // Nothing answering yet is starting; a wrong answer may be a moment's (a proxy
+            // whose upstream is not up yet), a few in a row are the server's answer.
+            $wrong = $status === 0 ? 0 : $wrong + 1;
+            if ($wrong >= self::WRONG_ANSWERS) {
+                throw new BenchException("{$process->name} at {$url} answers HTTP {$status} instead of \"{$expect}\" ({$wrong} times in a row): "
+                    . \substr(\trim($body), 0, 200) . "; its log ends:\n" . $process->logTail());
             }
             \usleep(100_000);
         } while (\microtime(true) < $deadline);

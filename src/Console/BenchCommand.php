@@ -11,7 +11,7 @@ use Petrel\Bench\Options;
 
 /**
  * `petrel bench [SCENARIO…] [--quick] [--duration=S] [--repeat=N] [--warmup=S]
- * [--workers=N] [--load=wrk|ab] [--out=DIR]` and `petrel bench --report=DIR`.
+ * [--workers=N] [--load=wrk|ab] [--out=DIR]` and `petrel bench --report=DIR`, alone.
  */
 final class BenchCommand
 {
@@ -19,6 +19,7 @@ final class BenchCommand
         Usage:
           bin/petrel bench [SCENARIO...] [options]   run the seeds' comparisons, write report.md, results.json, charts
           bin/petrel bench --report=DIR              remake DIR/report.md and the charts from DIR/results.json
+                                                     (--report=DIR takes no other argument: no scenario, no option)
 
         Scenarios (default: all, in this order):
           hello     examples/hello.php: Petrel coroutine and sync vs nginx `return 200` vs nginx + php-fpm
@@ -57,7 +58,7 @@ final class BenchCommand
         $bench = new Bench($this->root, $this->env, \STDERR);
         try {
             if (isset($flags['report'])) {
-                $dir = self::string($flags, 'report');
+                $dir = self::reportDir($arguments, $flags);
                 $bench->report($dir);
                 self::printWritten($dir);
 
@@ -125,6 +126,25 @@ final class BenchCommand
             isset($flags['repeat']) ? self::integer($flags, 'repeat', 1) : $defaults['repeat'],
             isset($flags['warmup']) ? self::integer($flags, 'warmup', 0) : $defaults['warmup'],
             $load, $workers, $quick);
+    }
+
+    /**
+     * --report=DIR's directory. It remakes the report of a run already made, so a scenario or
+     * a run's option beside it would have no effect: refused rather than ignored, as
+     * `bench hello --quick --report=DIR` reads like a run that never happens.
+     *
+     * @param list<string> $arguments
+     * @param array<string, string|true> $flags
+     */
+    private static function reportDir(array $arguments, array $flags): string
+    {
+        $dir = self::string($flags, 'report');
+        $others = [...$arguments, ...\array_map(static fn (string $flag): string => "--{$flag}", \array_keys(\array_diff_key($flags, ['report' => true])))];
+        if ($others !== []) {
+            throw new ConsoleException('bench: --report=DIR remakes a report and takes no other argument, not: ' . \implode(' ', $others));
+        }
+
+        return $dir;
     }
 
     private static function printWritten(string $dir): void

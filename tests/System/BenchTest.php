@@ -7,6 +7,7 @@ namespace Petrel\Tests\System;
 use Petrel\Bench\Results;
 use Petrel\Bench\Workspace;
 use Petrel\Tests\Support\PetrelProcess;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\Attributes\Group;
 use PHPUnit\Framework\TestCase;
 
@@ -48,6 +49,28 @@ final class BenchTest extends TestCase
         }
     }
 
+    /**
+     * --report=DIR remakes the report of a run already made: a scenario or a run's option
+     * beside it was ignored without a word (`bench hello --quick --report=DIR` rewrote DIR's
+     * report of every scenario and exited 0, and the run it reads like never happened).
+     */
+    public function testReportTakesNoArgumentOfARun(): void
+    {
+        \mkdir("{$this->dir}/run");
+        \copy(\dirname(__DIR__) . '/Unit/Bench/fixtures/results-quick.json', "{$this->dir}/run/results.json");
+        $cases = [
+            [['bench', 'hello', "--report={$this->dir}/run"], 'hello'],
+            [['bench', "--report={$this->dir}/run", '--quick', "--out={$this->dir}/out"], '--quick --out'],
+            [['bench', "--report={$this->dir}/run", 'hello', 'blog', '--workers=2'], 'hello blog --workers'],
+        ];
+        foreach ($cases as [$arguments, $others]) {
+            $output = PetrelProcess::runCli($arguments, $code);
+            self::assertSame([1, "petrel: bench: --report=DIR remakes a report and takes no other argument, not: {$others}\n"], [$code, $output]);
+        }
+        self::assertFileDoesNotExist("{$this->dir}/run/report.md");
+        self::assertDirectoryDoesNotExist("{$this->dir}/out");
+    }
+
     public function testHelp(): void
     {
         $output = PetrelProcess::runCli(['bench', '--help'], $code);
@@ -55,6 +78,7 @@ final class BenchTest extends TestCase
         self::assertSame(0, $code);
         self::assertStringContainsString('bin/petrel bench [SCENARIO...] [options]', $output);
         self::assertStringContainsString('--quick', $output);
+        self::assertStringContainsString('--report=DIR takes no other argument', $output);
     }
 
     /** The bench/ scripts: --help prints the header, a wrong argument is one line and exit 2, not a run. */
@@ -91,6 +115,77 @@ final class BenchTest extends TestCase
         self::assertStringContainsString('exited while starting; its log ends:', $printed);
         self::assertStringContainsString('Unknown option --bogus', $printed);
         self::assertLessThan(10.0, \microtime(true) - $started);
+    }
+
+    /**
+     * Ctrl-C in a bench/ script: SIGINT to its whole process group, as a terminal sends it.
+     * wrk stops on SIGINT with exit 0, so http-cpu.sh carried on, to awk on the /proc/PID/stat
+     * of a worker that had stopped too (exit 2). A script started in the background by another
+     * ignores SIGINT and cannot trap it: bench/recycle carried on, found its server gone and
+     * died on awk the same way, its probe loop left running.
+     *
+     * @return iterable<string, array{string, array<string, string>, string, string, string, string}>
+     */
+    public static function interruptions(): iterable
+    {
+        // [script, settings, SIGINT as the script gets it, what runs when it is sent, how it ends, what it says last]
+        $recycle = ['DURATION' => '5', 'WORKERS' => '1', 'CONNECTIONS' => '2'];
+        yield 'Ctrl-C in http-cpu.sh' => ['bench/micro/http-cpu.sh', ['RUNS' => '1', 'DURATION' => '1', 'CONNS' => '2'], 'SIG_DFL', '/^wrk .* -d3s /',
+            'killed by signal 2', "http-cpu: interrupted\n"];
+        // Measuring: its probe loop was started just before.
+        yield 'Ctrl-C in recycle' => ['bench/recycle', $recycle, 'SIG_DFL', '/^wrk .* -d5s /', 'killed by signal 2', "bench: recycle: interrupted\n"];
+        yield 'recycle in the background of a script' => ['bench/recycle', $recycle, 'SIG_IGN', '/^wrk .* -d5s /', 'exit 1', "is gone: it exited during the run\n"];
+    }
+
+    /** @param array<string, string> $env */
+    #[DataProvider('interruptions')]
+    public function testAnInterruptedBenchScriptStopsAllItStartedWithoutAwksComplaint(string $script, array $env, string $sigint, string $running, string $end, string $last): void
+    {
+        $this->requireTools(['wrk', 'curl', 'setsid']);
+        $log = "{$this->dir}/script.log";
+        // setsid: a group of its own (not a group leader, it execs in place: the same pid).
+        $start = "pcntl_signal(SIGINT, {$sigint}); pcntl_exec(" . \var_export(Workspace::which('setsid'), true) . ', [' . \var_export($script, true) . ']);';
+        $process = \proc_open([\PHP_BINARY, '-r', $start], [0 => ['file', '/dev/null', 'r'], 1 => ['file', $log, 'w'], 2 => ['file', $log, 'a']],
+            $pipes, \dirname(__DIR__, 2), $env + \getenv());
+        self::assertIsResource($process);
+        $pid = \proc_get_status($process)['pid'];
+        $tempDir = null;
+        try {
+            $deadline = \microtime(true) + 20;
+            while (\preg_grep($running, self::group($pid)) === [] && \microtime(true) < $deadline) {
+                \usleep(50_000);
+            }
+            $started = self::group($pid);
+            self::assertNotEmpty(\preg_grep($running, $started), "not running:\n" . \implode("\n", $started) . "\n" . \file_get_contents($log));
+            // Its temp dir: where the server's output goes (Petrel retitles its processes).
+            $outputs = \array_map(static fn (int $member): string => (string) @\readlink("/proc/{$member}/fd/1"), \array_keys($started));
+            \preg_match('#^(/tmp/petrel-[\w-]+\.\w+)/#m', \implode("\n", $outputs), $match);
+            self::assertArrayHasKey(1, $match, \implode("\n", $outputs));
+            $tempDir = $match[1];
+            \posix_kill(-$pid, \SIGINT);
+            $deadline = \microtime(true) + 10;
+            while (($status = \proc_get_status($process))['running'] && \microtime(true) < $deadline) {
+                \usleep(20_000);
+            }
+            $printed = (string) \file_get_contents($log);
+            \usleep(500_000); // time for what outlives it to show itself
+            $seen = [
+                'end' => $status['running'] ? 'running' : ($status['signaled'] ? "killed by signal {$status['termsig']}" : "exit {$status['exitcode']}"),
+                'awk' => \str_contains($printed, 'awk'),
+                'last' => \substr($printed, -\strlen($last)),
+                'left running' => \array_values(self::group($pid)),
+                'temp dir' => \is_dir($tempDir),
+                'printed later' => \substr((string) \file_get_contents($log), \strlen($printed)),
+            ];
+        } finally {
+            \posix_kill(-$pid, \SIGKILL);
+            \proc_close($process);
+            if ($tempDir !== null) {
+                \exec('rm -rf ' . \escapeshellarg($tempDir)); // left when it was killed
+            }
+        }
+
+        self::assertSame(['end' => $end, 'awk' => false, 'last' => $last, 'left running' => [], 'temp dir' => false, 'printed later' => ''], $seen, $printed);
     }
 
     /**
@@ -265,6 +360,26 @@ final class BenchTest extends TestCase
         }
         self::assertSame([], $left);
         self::assertSame([], \glob("{$this->dir}/tmp/*") ?: []);
+    }
+
+    /**
+     * The command lines of the processes of process group $pgid.
+     *
+     * @return array<int, string> by pid
+     */
+    private static function group(int $pgid): array
+    {
+        $found = [];
+        foreach (\glob('/proc/[0-9]*/stat') ?: [] as $file) {
+            $stat = (string) @\file_get_contents($file);
+            // After the ")" that ends the command name: state, ppid, pgrp.
+            $fields = \explode(' ', \substr($stat, (int) \strrpos($stat, ')') + 2));
+            if (($fields[2] ?? '') === (string) $pgid) {
+                $found[(int) \basename(\dirname($file))] = \trim(\str_replace("\0", ' ', (string) @\file_get_contents(\dirname($file) . '/cmdline')));
+            }
+        }
+
+        return \array_filter($found, static fn (string $cmdline): bool => $cmdline !== '');
     }
 
     /** @param list<string> $tools */

@@ -85,12 +85,18 @@ final class ChildProcess
         $this->wait();
     }
 
-    /** The last lines of its log, for error messages. */
+    /**
+     * The last lines of its log, for error messages, a stack trace's frames ("#3 /path(12):
+     * f()", "#4 {main}") left out: a PHP server logs a trace with each request that failed,
+     * whose frames would fill the tail and push out the lines that say what failed and
+     * where. The whole log is kept with the results (logs/).
+     */
     public function logTail(int $lines = 8): string
     {
         $text = \trim((string) @\file_get_contents($this->log));
+        $said = \preg_grep('/^#\d+ (?:\S.*\(\d+\): |\[internal function\]: |\{main\}$)/', \explode("\n", $text), \PREG_GREP_INVERT) ?: [];
 
-        return \implode("\n", \array_slice(\explode("\n", $text), -$lines));
+        return \implode("\n", \array_slice($said, -$lines));
     }
 
     public function output(): string
