@@ -37,13 +37,7 @@ final class MasterWaitTest extends TestCase
                 $wait->wait(0.25);
             }
             self::assertFalse($table->all()[$pid]->talking, 'the end of the pipe was seen');
-            $turns = 0;
-            $end = \microtime(true) + 1.0;
-            while (\microtime(true) < $end) {
-                $wait->wait(0.25);
-                ++$turns;
-            }
-            self::assertLessThanOrEqual(6, $turns, 'waits of 0.25 s for a second, not a spin');
+            self::assertWaitsNotSpins($wait);
         } finally {
             \posix_kill($pid, \SIGKILL);
             \pcntl_waitpid($pid, $status);
@@ -94,13 +88,7 @@ final class MasterWaitTest extends TestCase
             }
             self::assertSame(WorkerHandle::READY, $table->all()[$pid]->state, "the worker's ready was read, in {$turns} waits");
             self::assertStringContainsString('FD_SETSIZE', \implode("\n", $log), 'the master says why it polls');
-            $turns = 0;
-            $end = \microtime(true) + 1.0;
-            while (\microtime(true) < $end) {
-                $wait->wait(0.25);
-                ++$turns;
-            }
-            self::assertLessThanOrEqual(6, $turns, 'waits of 0.25 s for a second, not a spin');
+            self::assertWaitsNotSpins($wait);
             \touch($flag);
             $start = \microtime(true);
             $wait->wait(5.0);
@@ -113,5 +101,17 @@ final class MasterWaitTest extends TestCase
             \array_map(\fclose(...), $fillers);
             @\unlink($flag);
         }
+    }
+
+    /** Waits of 0.25 s for a second: about four, not a spin. */
+    private static function assertWaitsNotSpins(MasterWait $wait): void
+    {
+        $turns = 0;
+        $end = \microtime(true) + 1.0;
+        while (\microtime(true) < $end) {
+            $wait->wait(0.25);
+            ++$turns;
+        }
+        self::assertLessThanOrEqual(6, $turns, 'waits of 0.25 s for a second, not a spin');
     }
 }
