@@ -17,6 +17,7 @@ use Petrel\Web\Error\NotFound;
 use Petrel\Web\Error\RenderedError;
 use Petrel\Web\Internal\PsrNextHandler;
 use PHPUnit\Framework\Attributes\CoversClass;
+use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
 use Psr\Http\Message\ResponseInterface;
 use Psr\Http\Message\ServerRequestInterface;
@@ -196,11 +197,6 @@ final class PsrMiddlewareBodyTest extends TestCase
     }
 
     /** @return \Closure(ServerRequestInterface, RequestHandlerInterface): ResponseInterface */
-    private static function securityHeaders(): \Closure
-    {
-        return static fn (ServerRequestInterface $request, RequestHandlerInterface $next): ResponseInterface => $next->handle($request)->withHeader('X-Frame-Options', 'DENY');
-    }
-
     /**
      * A PSR-15 header middleware (security headers…) rebuilt the response from PSR-7: a
      * WebSocket's 101 lost its upgrade handler, and the connection answered 500.
@@ -209,14 +205,25 @@ final class PsrMiddlewareBodyTest extends TestCase
     {
         $onUpgrade = static function (): void {
         };
-        $upgrade = self::app(self::securityHeaders(), static fn () => Response::upgrade(['Upgrade' => 'websocket'], $onUpgrade))->handle(Request::create('GET', '/'));
+        $upgrade = self::app(PsrCallbackMiddleware::securityHeaders(), static fn () => Response::upgrade(['Upgrade' => 'websocket'], $onUpgrade))->handle(Request::create('GET', '/'));
 
         self::assertSame([101, 'DENY'], [$upgrade->getStatus(), $upgrade->getHeader('X-Frame-Options')]);
         self::assertNotNull($upgrade->getUpgradeHandler(), 'without it the connection answers 500');
     }
 
-    /** An outer global middleware lost the exception behind an error page (RenderedError::of() null). */
-    public function testReheadingKeepsTheRenderedError(): void
+    /** @return iterable<string, array{\Closure}> */
+    public static function responsesMadeFromTheInnerOne(): iterable
+    {
+        yield 're-headed' => [PsrCallbackMiddleware::securityHeaders()];
+        yield 'body replaced (gzip)' => [PsrCallbackMiddleware::gzip()];
+    }
+
+    /**
+     * An outer global middleware lost the exception behind an error page (RenderedError::of()
+     * null), re-headed or gzipped by a PSR-15 middleware in between.
+     */
+    #[DataProvider('responsesMadeFromTheInnerOne')]
+    public function testAResponseMadeFromTheInnerOneKeepsTheRenderedError(\Closure $psrMiddleware): void
     {
         $seen = null;
         $app = new App();
@@ -227,7 +234,7 @@ final class PsrMiddlewareBodyTest extends TestCase
             $seen = RenderedError::of($response);
 
             return $response;
-        }, new PsrCallbackMiddleware(self::securityHeaders()));
+        }, new PsrCallbackMiddleware($psrMiddleware));
 
         self::assertSame(404, $app->handle(Request::create('GET', '/missing'))->getStatus());
         self::assertInstanceOf(NotFound::class, $seen);
@@ -239,7 +246,7 @@ final class PsrMiddlewareBodyTest extends TestCase
      */
     public function testReheadingKeepsTheCookies(): void
     {
-        $app = self::app(self::securityHeaders(), static fn () => Response::text('hi')->withCookie(new Cookie('sid', 'abc'))->withHeader('Set-Cookie', 'raw=1'));
+        $app = self::app(PsrCallbackMiddleware::securityHeaders(), static fn () => Response::text('hi')->withCookie(new Cookie('sid', 'abc'))->withHeader('Set-Cookie', 'raw=1'));
         $app->middleware(static fn (Request $request, RequestHandler $next): Response => $next->handle($request)->withCookie(new Cookie('sid', 'new')));
 
         $response = $app->handle(Request::create('GET', '/'));

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Petrel\Tests\Unit\Web\Routing\Fixtures;
 
+use Nyholm\Psr7\Factory\Psr17Factory;
 use Psr\Http\Message\ResponseInterface;
 use Psr\Http\Message\ServerRequestInterface;
 use Psr\Http\Server\MiddlewareInterface;
@@ -15,6 +16,23 @@ final class PsrCallbackMiddleware implements MiddlewareInterface
     /** @param \Closure(ServerRequestInterface, RequestHandlerInterface): ResponseInterface $process */
     public function __construct(private readonly \Closure $process)
     {
+    }
+
+    /** A header middleware (security headers): the inner response re-headed. */
+    public static function securityHeaders(): \Closure
+    {
+        return static fn (ServerRequestInterface $request, RequestHandlerInterface $next): ResponseInterface => $next->handle($request)->withHeader('X-Frame-Options', 'DENY');
+    }
+
+    /** A gzip middleware: the inner response with its body replaced. */
+    public static function gzip(): \Closure
+    {
+        return static function (ServerRequestInterface $request, RequestHandlerInterface $next): ResponseInterface {
+            $response = $next->handle($request);
+            $compressed = (new Psr17Factory())->createStream((string) \gzencode((string) $response->getBody()));
+
+            return $response->withHeader('Content-Encoding', 'gzip')->withBody($compressed);
+        };
     }
 
     public function process(ServerRequestInterface $request, RequestHandlerInterface $handler): ResponseInterface
