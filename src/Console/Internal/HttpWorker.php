@@ -151,6 +151,8 @@ final class HttpWorker
         // The last report, once: after the serve loop, or from PHP's shutdown when exit() or a
         // fatal error in a handler ends the worker first (no `finally` runs then), so what it
         // answered since the last second's report still reaches the master and /metrics.
+        // Registered after FatalErrorResponder's (shutdown functions run in order), so the
+        // 500 and 503s it answers a dying worker's requests with are in this report.
         $lastSent = false;
         $sendLast = static function () use ($sendStatus, &$lastSent): void {
             if (!$lastSent) {
