@@ -235,6 +235,28 @@ final class TaskServerTest extends AsyncTestCase
         self::assertEqualsCanonicalizing($workers, \array_keys($exits));
     }
 
+    /**
+     * At the limit's other side: a task that outlives its caller's deadline but ends within
+     * the grace keeps its task worker, which serves the next task (only a task past the
+     * deadline plus the grace ends it).
+     */
+    public function testATaskEndingWithinTheGraceKeepsItsWorker(): void
+    {
+        $client = $this->startWorkers(1, overrunGrace: 2.0, killGrace: 0.5);
+        [$before, $after] = $this->async(static function () use ($client): array {
+            $before = $client->run(TestTask::class, ['echo', 1])['pid'];
+            try {
+                $client->run(TestTask::class, ['sleep', 1200], 0.3); // 0.9 s past its deadline
+                self::fail('no timeout');
+            } catch (TaskTimeoutException) {
+            }
+
+            return [$before, $client->run(TestTask::class, ['echo', 2], 5.0)['pid']];
+        });
+        self::assertSame($before, $after, 'the same task worker served on');
+        self::assertSame(0, \pcntl_waitpid(-1, $status, \WNOHANG), 'no task worker ended');
+    }
+
     public function testRoundTripAndThroughputFigures(): void
     {
         $client = $this->startWorkers(2);
