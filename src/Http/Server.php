@@ -310,6 +310,19 @@ final class Server implements ConnectionHost
         $this->jsonAccessLog?->refused($remote, $status, $bytes);
     }
 
+    /**
+     * A request whose handler will never return, answered by its dying worker
+     * (Console\Internal\FatalErrorResponder: a 500 for the one that died, 503s for the
+     * others): counted and logged as an answered request is, the JSON log's duration null
+     * (its start died with the handler's coroutine).
+     */
+    public function abandoned(Request $request, Response $response): void
+    {
+        $this->metrics?->abandoned($request->getMethod(), $response->getStatus());
+        $this->accessLog?->log($request, $response);
+        $this->jsonAccessLog?->log($request, $response, null);
+    }
+
     private function respond(Request $request): Response
     {
         // Counting and timing cost two hrtime() calls and a few array increments (measured
@@ -338,10 +351,12 @@ final class Server implements ConnectionHost
             foreach ($this->requestListeners as $listener) {
                 $listener($total);
             }
-            if ($start !== 0) {
-                // No response: a fatal error is unwinding (FatalErrorResponder answers it).
+            // No response: the handler's coroutine is being destroyed with its worker (a
+            // fatal error, exit()), and nothing was answered here: FatalErrorResponder
+            // answers, counts and logs it (abandoned()).
+            if ($start !== 0 && $response !== null) {
                 $elapsed = \hrtime(true) - $start;
-                $metrics?->record($request->getMethod(), $response !== null ? $response->getStatus() : 500, $elapsed);
+                $metrics?->record($request->getMethod(), $response->getStatus(), $elapsed);
                 $this->jsonAccessLog?->log($request, $response, $elapsed);
             }
         }

@@ -21,7 +21,8 @@ use Petrel\Http\Response;
  * remote is the client's address without the port, as nginx's $remote_addr has it ("::1"
  * for IPv6); null when unknown, as for a unix-socket peer (PHP does not name one).
  * Written when the handler returns (so the time is the handler's; a streamed body's bytes
- * are null). No response (a fatal error unwinding): status 500.
+ * are null). A request answered by its dying worker (a fatal error, exit(): a 500 for the
+ * one that died, 503s for the others) has its line then, duration_ms null.
  */
 final class JsonAccessLog
 {
@@ -52,9 +53,10 @@ final class JsonAccessLog
         ], \JSON_UNESCAPED_SLASHES | \JSON_INVALID_UTF8_SUBSTITUTE) . "\n");
     }
 
-    public function log(Request $request, ?Response $response, int $nanoseconds): void
+    /** $nanoseconds null: not known (a request answered by its dying worker, Http\Server::abandoned()). */
+    public function log(Request $request, Response $response, ?int $nanoseconds): void
     {
-        $body = $response?->getBody();
+        $body = $response->getBody();
         \fwrite($this->stream, \json_encode([
             'time' => \date('c'),
             'pid' => \getmypid(),
@@ -63,9 +65,9 @@ final class JsonAccessLog
             'method' => $request->getMethod(),
             'target' => $request->getTarget(),
             'protocol' => $request->getProtocolVersion(),
-            'status' => $response?->getStatus() ?? 500,
+            'status' => $response->getStatus(),
             'bytes' => \is_string($body) ? \strlen($body) : ($body instanceof FileBody ? $body->getLength() : null),
-            'duration_ms' => \round($nanoseconds / 1e6, 3),
+            'duration_ms' => $nanoseconds === null ? null : \round($nanoseconds / 1e6, 3),
             'referer' => $request->getHeader('Referer'),
             'user_agent' => $request->getHeader('User-Agent'),
         ], \JSON_UNESCAPED_SLASHES | \JSON_INVALID_UTF8_SUBSTITUTE) . "\n");

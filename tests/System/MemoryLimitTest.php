@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Petrel\Tests\System;
 
 use Petrel\Socket\SocketException;
+use PHPUnit\Framework\Attributes\DataProvider;
 use Petrel\Tests\Support\AsyncTestCase;
 use Petrel\Tests\Support\PetrelProcess;
 use Petrel\Tests\Support\RawHttp;
@@ -126,6 +127,50 @@ final class MemoryLimitTest extends AsyncTestCase
         self::assertStringNotContainsString('restarting in', $log, 'a healthy worker is restarted without back-off');
         $this->async(static fn () => self::assertSame('Hello, World!', RawHttp::get($server->address, '/')->body));
         self::assertSame(0, $server->stop());
+    }
+
+    /**
+     * The 500 and the 503s a dying worker answers were in no access log: the log had no
+     * line for the request that killed the worker, the one an operator looks for first.
+     * Each answer gets its line, in either format (the JSON one without a duration: the
+     * request's start died with the worker).
+     */
+    #[DataProvider('accessLogFormats')]
+    public function testADyingWorkersAnswersAreInTheAccessLog(string $format): void
+    {
+        $accessLog = \sys_get_temp_dir() . '/petrel-memory-access-' . \getmypid() . ".{$format}.log";
+        @\unlink($accessLog);
+        $server = (new PetrelProcess(self::APP, ['--workers=1', "--access-log={$accessLog}", "--access-log-format={$format}"]))->start();
+        try {
+            PetrelProcess::waitFor(static fn () => \count($server->workerPids()) === 1, 10, 'a ready worker');
+            [$before] = $server->workerPids();
+            [$response, $slow] = $this->diesWithAnotherInFlight($server, '/exit');
+            self::assertSame(500, $response->status);
+            self::assertSame('503 1 503 Service Unavailable', $slow);
+            PetrelProcess::waitFor(static fn () => \count($server->workerPids()) === 1 && $server->workerPids() !== [$before], 10, 'the restarted worker');
+            $lines = \file($accessLog, \FILE_IGNORE_NEW_LINES) ?: [];
+            if ($format === 'json') {
+                $lines = \array_map(static function (string $line): string {
+                    $entry = \json_decode($line, true, flags: \JSON_THROW_ON_ERROR);
+
+                    return "{$entry['method']} {$entry['target']} {$entry['status']} {$entry['bytes']} " . \json_encode($entry['duration_ms']);
+                }, $lines);
+                self::assertSame(['GET /exit 500 26 null', 'GET /sleep?ms=3000 503 24 null'], $lines);
+            } else {
+                self::assertCount(2, $lines);
+                self::assertMatchesRegularExpression('~^127\.0\.0\.1 - - \[[^]]+\] "GET /exit HTTP/1\.1" 500 26 "-" "-"$~', $lines[0]);
+                self::assertMatchesRegularExpression('~^127\.0\.0\.1 - - \[[^]]+\] "GET /sleep\?ms=3000 HTTP/1\.1" 503 24 "-" "-"$~', $lines[1]);
+            }
+            self::assertSame(0, $server->stop());
+        } finally {
+            @\unlink($accessLog);
+        }
+    }
+
+    /** @return array<string, array{string}> */
+    public static function accessLogFormats(): array
+    {
+        return ['combined' => ['combined'], 'json' => ['json']];
     }
 
     /**

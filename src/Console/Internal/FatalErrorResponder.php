@@ -6,10 +6,10 @@ namespace Petrel\Console\Internal;
 
 use Petrel\Coroutine\Scheduler;
 use Petrel\Http\Request;
+use Petrel\Http\Response;
 use Petrel\Http\Server;
 use Petrel\Http\Status;
 use Petrel\Observability\Log;
-use Petrel\Observability\RequestMetrics;
 use Petrel\Process\WorkerContext;
 
 /**
@@ -20,7 +20,8 @@ use Petrel\Process\WorkerContext;
  * happened, and the master restarts the worker at once (it was healthy: no crash back-off).
  * The worker's other requests in flight, whose handlers will never return, get `503
  * Service Unavailable` with `Retry-After: 1` (another worker can serve them) instead of a
- * reset. All of them count in the worker's metrics (its last report follows: HttpWorker).
+ * reset. All of them count in the worker's metrics (its last report follows: HttpWorker)
+ * and have their access log lines (Server::abandoned()).
  *
  * How: a shutdown function runs after the fatal error or the exit(). The coroutine that was
  * running is still the scheduler's current one (neither runs a `finally`); the server names
@@ -42,7 +43,6 @@ final class FatalErrorResponder
         private readonly Server $server,
         private readonly WorkerContext $context,
         private readonly string $memoryLimit,
-        private readonly ?RequestMetrics $metrics = null,
     ) {
     }
 
@@ -97,13 +97,15 @@ final class FatalErrorResponder
 
     /**
      * Writes the answer on $request's connection, found by its client address, and counts
-     * it; returns the connection, or null if it is gone.
+     * and logs it; returns the connection, or null if it is gone.
      *
      * @return resource|null
      */
     private function answer(Request $request, int $status, string $headers): mixed
     {
-        $this->metrics?->abandoned($request->getMethod(), $status);
+        $line = "{$status} " . Status::reasonPhrase($status);
+        $body = "{$line}\n";
+        $this->server->abandoned($request, Response::text($body, $status));
         $client = $request->getRemoteAddress();
         if ($client === null) {
             return null;
@@ -112,8 +114,6 @@ final class FatalErrorResponder
             if (@\stream_socket_get_name($stream, true) === $client) {
                 \stream_set_blocking($stream, true);
                 \stream_set_timeout($stream, 1);
-                $line = "{$status} " . Status::reasonPhrase($status);
-                $body = "{$line}\n";
                 @\fwrite($stream, "HTTP/1.1 {$line}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: " . \strlen($body) . "\r\n{$headers}Connection: close\r\n\r\n{$body}");
 
                 return $stream;

@@ -110,7 +110,7 @@ final class HttpWorker
             accessLogFormat: $options->accessLogFormat,
             maxRejecting: ConnectionLimit::rejecting($choice, $maxConnections, $descriptors),
         ), $metrics);
-        (new FatalErrorResponder($server, $context, $options->memoryLimit === -1 ? 'none' : RecycleTrigger::size($options->memoryLimit), $metrics))->register();
+        (new FatalErrorResponder($server, $context, $options->memoryLimit === -1 ? 'none' : RecycleTrigger::size($options->memoryLimit)))->register();
         if ($options->maxRequests > 0 || $options->maxMemory > 0) {
             $server->onRequest($recycle->afterRequest(...));
         }
