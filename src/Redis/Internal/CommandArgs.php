@@ -26,6 +26,11 @@ final class CommandArgs
         'PUNSUBSCRIBE' => 'unsubscribe(), or return false from the psubscribe() callback',
         'SUNSUBSCRIBE' => 'a dedicated client (sharded pub/sub is not supported)',
         'MONITOR' => 'redis-cli (MONITOR turns the connection into a stream)',
+        // A replica's handshake: the RDB snapshot comes as a bulk string without its CRLF,
+        // then the replication stream; REPLCONF ACK has no reply (the next call would wait).
+        'SYNC' => 'redis-cli --rdb (SYNC makes the connection a replica\'s)',
+        'PSYNC' => 'redis-cli --rdb (PSYNC makes the connection a replica\'s)',
+        'REPLCONF' => 'nothing: it is for replicas, whose stream this client does not read',
         'MULTI' => 'transaction()',
         'EXEC' => 'transaction()',
         'DISCARD' => 'transaction() (a closure that throws discards)',
