@@ -26,7 +26,9 @@ final class BodyWriter
 
     /**
      * @param \Closure(bool): void $writing
-     * @throws SocketException if the socket fails or the file cannot be read
+     * @throws SocketException if the socket fails (the peer's doing: the connection closes quietly)
+     * @throws \RuntimeException if a FileBody's file cannot be opened or ends before its
+     *         length (it changed since the response was made: the connection logs it and closes)
      * @throws \LogicException if a StreamBody gives more or fewer bytes than its length;
      *         whatever a StreamBody's iterable throws passes through
      */
@@ -93,7 +95,7 @@ final class BodyWriter
     {
         $file = @\fopen($body->getPath(), 'rb');
         if ($file === false) {
-            throw new SocketException("Cannot open {$body->getPath()} to send it");
+            throw new \RuntimeException("Cannot open {$body->getPath()} to send it: " . self::lastError() . '; the response was cut and its connection closed');
         }
         try {
             \fseek($file, $body->getOffset());
@@ -101,7 +103,7 @@ final class BodyWriter
             while ($left > 0) {
                 $chunk = \fread($file, \min(self::FILE_PIECE, $left));
                 if ($chunk === false || $chunk === '') {
-                    throw new SocketException("{$body->getPath()} ended early while sending it");
+                    throw new \RuntimeException("{$body->getPath()} ended {$left} bytes early while it was sent (it changed after the response was made); the response was cut and its connection closed");
                 }
                 $left -= \strlen($chunk);
                 $writing(true);
@@ -110,5 +112,10 @@ final class BodyWriter
         } finally {
             \fclose($file);
         }
+    }
+
+    private static function lastError(): string
+    {
+        return (string) \preg_replace('/^fopen\(.*?\): (Failed to open stream: )?/i', '', \error_get_last()['message'] ?? 'unknown error');
     }
 }

@@ -4,9 +4,11 @@ declare(strict_types=1);
 
 namespace Petrel\Tests\Unit\Http;
 
+use Petrel\Http\FileBody;
 use Petrel\Http\Internal\BodyWriter;
 use Petrel\Http\Internal\MemorySocket;
 use Petrel\Http\StreamBody;
+use Petrel\Socket\SocketException;
 use PHPUnit\Framework\TestCase;
 
 /** The bytes BodyWriter puts on the socket after a head, in memory. */
@@ -41,6 +43,27 @@ final class BodyWriterTest extends TestCase
             self::assertStringContainsString('length 5 gave more bytes', $e->getMessage());
         }
         self::assertSame('hello', $socket->written());
+    }
+
+    /**
+     * A file gone before its bytes were sent was a SocketException, which the connection
+     * takes for the peer's failure and closes on without a word; it is the server's now.
+     */
+    public function testAFileGoneSinceItsResponseWasMadeIsTheServersErrorNotTheSockets(): void
+    {
+        $file = \tempnam(\sys_get_temp_dir(), 'petrel-gone-');
+        \file_put_contents($file, 'hello');
+        $body = new FileBody($file);
+        \unlink($file);
+        try {
+            BodyWriter::write(new MemorySocket(), $body, false, static function (bool $writing): void {
+            });
+            self::fail('no exception');
+        } catch (SocketException $e) {
+            self::fail("a socket's failure: {$e->getMessage()}");
+        } catch (\RuntimeException $e) {
+            self::assertSame("Cannot open {$file} to send it: No such file or directory; the response was cut and its connection closed", $e->getMessage());
+        }
     }
 
     public function testAStreamShorterThanItsLengthFails(): void

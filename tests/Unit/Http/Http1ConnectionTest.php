@@ -6,6 +6,7 @@ namespace Petrel\Tests\Unit\Http;
 
 use Petrel\Coroutine\Scheduler;
 use Petrel\Coroutine\Suspension;
+use Petrel\Http\FileBody;
 use Petrel\Http\HttpLimits;
 use Petrel\Http\Internal\AccessLog;
 use Petrel\Http\Internal\ConnectionHost;
@@ -262,6 +263,21 @@ final class Http1ConnectionTest extends AsyncTestCase
             [$socket] = $this->serve(["GET /long HTTP/1.1\r\nHost: x\r\n\r\n{$next}"], $handler);
             self::assertStringEndsWith("Content-Length: 5\r\n\r\nhello", $socket->written(), 'nothing past the length, no next response');
             self::assertStringContainsString('gave more bytes', $this->logged[1] ?? '');
+
+            // A file cut short after its response was made (rewritten, truncated by a log
+            // rotation) was taken for the client's failure: the connection closed without a word.
+            $file = \tempnam(\sys_get_temp_dir(), 'petrel-cut-');
+            \file_put_contents($file, 'hello world');
+            $body = new FileBody($file);
+            \file_put_contents($file, 'hello');
+            try {
+                [$socket] = $this->serve(["GET /file HTTP/1.1\r\nHost: x\r\n\r\n{$next}"], static fn (): Response => new Response(200, [], $body));
+            } finally {
+                \unlink($file);
+            }
+            self::assertStringEndsWith("Content-Length: 11\r\n\r\nhello", $socket->written(), 'no next response');
+            self::assertStringContainsString("{$file} ended 6 bytes early while it was sent (it changed after the response was made)", $this->logged[2] ?? '');
+            self::assertTrue($socket->isClosed());
         });
     }
 
