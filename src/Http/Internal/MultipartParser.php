@@ -123,12 +123,21 @@ final class MultipartParser
         if ($this->startsWith("\r\n") || $this->startsWith("\n")) {
             $this->pos += $this->buffer[$this->pos] === "\r" ? 2 : 1;
         } else {
+            // The head's length is checked where it ends, not by what was buffered: a body
+            // held in memory is all in the buffer, and a read brings more than the limit. A
+            // head within the limit has its blank line within its next MAX + 2 bytes.
             while (\preg_match('/\r?\n\r?\n/', $this->buffer, $end, \PREG_OFFSET_CAPTURE, $this->pos) !== 1) {
-                if (\strlen($this->buffer) - $this->pos > self::MAX_PART_HEAD_BYTES || !$this->fill()) {
+                if (\strlen($this->buffer) - $this->pos > self::MAX_PART_HEAD_BYTES + 2) {
+                    throw new HttpException(400, 'Multipart part header too large');
+                }
+                if (!$this->fill()) {
                     throw new HttpException(400, 'Malformed multipart part header');
                 }
             }
             [$blankLine, $at] = $end[0];
+            if ($at + 2 - $this->pos > self::MAX_PART_HEAD_BYTES) { // its last line's CRLF counted
+                throw new HttpException(400, 'Multipart part header too large');
+            }
             $lines = \preg_split('/\r?\n/', \substr($this->buffer, $this->pos, $at - $this->pos)) ?: [];
             $this->pos = $at + \strlen($blankLine);
             $block = \implode("\r\n", $lines); // the check counts CRLFs: a stray CR is refused

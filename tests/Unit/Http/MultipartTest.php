@@ -299,6 +299,43 @@ final class MultipartTest extends TestCase
         self::assertSame([], $warnings, 'bad input must not reach the log');
     }
 
+    /**
+     * A part's head may be 8 KiB (MultipartParser::MAX_PART_HEAD_BYTES: its lines with their
+     * CRLFs, the blank line after them not counted) however the body is held. A body kept in memory had no limit at all (a
+     * 1 MiB head was parsed); a spooled one refused a head that was exactly 8 KiB.
+     */
+    #[DataProvider('bodyHolders')]
+    public function testAPartHeadIsLimitedTo8KibInMemoryAndSpooledAlike(HttpLimits $limits): void
+    {
+        $head = static function (int $bytes): string {
+            $line = 'Content-Disposition: form-data; name="a"';
+            $filler = 'X-Filler: ';
+
+            // $bytes with the lines' CRLFs, then the blank line.
+            return "{$line}\r\n{$filler}" . \str_repeat('f', $bytes - \strlen("{$line}\r\n{$filler}\r\n")) . "\r\n\r\n";
+        };
+        foreach ([8192 => true, 8193 => false, 1048576 => false] as $bytes => $accepted) {
+            $body = "--x\r\n" . $head($bytes) . "value\r\n--x--\r\n";
+            [$request] = ParserHarness::whole("POST / HTTP/1.1\r\nHost: a\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: " . \strlen($body) . "\r\n\r\n{$body}", $limits);
+            try {
+                self::assertSame(['a' => 'value'], $request->getParsedBody(), "a head of {$bytes} bytes");
+                self::assertTrue($accepted, "a head of {$bytes} bytes was accepted");
+            } catch (HttpException $e) {
+                self::assertFalse($accepted, "a head of {$bytes} bytes: {$e->getMessage()}");
+                self::assertSame([400, 'Multipart part header too large'], [$e->getStatus(), $e->getReason()]);
+            }
+        }
+    }
+
+    /** @return array<string, array{HttpLimits}> */
+    public static function bodyHolders(): array
+    {
+        return [
+            'in memory' => [(new HttpLimits())->withMaxBodyBytes(2 << 20)->withBodyMemoryBytes(2 << 20)],
+            'spooled' => [(new HttpLimits())->withMaxBodyBytes(2 << 20)->withBodyMemoryBytes(0)],
+        ];
+    }
+
     public function testNamesNestedUpToTheLimitAreAccepted(): void
     {
         $path = \str_repeat('[b]', 63);
