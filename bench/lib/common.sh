@@ -92,20 +92,61 @@ bench_free_port() {
     php -r '$s = stream_socket_server("tcp://127.0.0.1:0"); $n = stream_socket_get_name($s, false); echo substr($n, strrpos($n, ":") + 1);'
 }
 
-# bench_wait_http URL [SECONDS [PID LOG]]: waits until URL answers (any status). With PID,
-# gives up as soon as that process (the server) has exited, and shows the end of its LOG:
-# the reason is there, and the log goes with the temp dir on exit.
+# bench_log_tail LOG: the last 20 lines of a server's LOG but for the frames of stack traces
+# (Petrel logs one with every failed request: they would fill it, hiding what failed).
+bench_log_tail() {
+    grep -Ev '^#[0-9]+ (\S.*\([0-9]+\): |\[internal function\]: |\{main\}$)' "$1" | tail -n 20 || true
+}
+
+# bench_wait_http URL [SECONDS [PID LOG]]: waits until URL answers 2xx or 3xx (every
+# caller's `/` does: nginx's `return 200`, the apps' pages). Fails at once when the server
+# answers 4xx or 5xx three times in a row (a handler that throws, a database that is gone:
+# wrk would measure the error pages), or accepts connections but answers none within 5 s
+# three times in a row (hung; nothing listening yet is refused at once, curl exit 7, not
+# 28). With PID, gives up as soon as that process (the server) has exited. Each failure
+# shows the end of LOG: the reason is there, and the log goes with the temp dir on exit.
 bench_wait_http() {
-    local deadline=$((SECONDS + ${2:-15})) pid=${3:-} log=${4:-}
-    until curl -s -m 2 -o /dev/null "$1"; do
+    local url=$1 within=${2:-15} pid=${3:-} log=${4:-}
+    local deadline=$((SECONDS + within)) body="$BENCH_TMP/wait-$BASHPID.body" status code max asked page wrong=0 hung=0 hung_since=0
+    while :; do
+        asked=$SECONDS max=$((deadline - SECONDS))   # each try within the time left: 1 to 5 s
+        [ $max -le 5 ] || max=5
+        [ $max -ge 1 ] || max=1
+        rm -f "$body"
+        code=0
+        status=$(curl -s -m "$max" -o "$body" -w '%{http_code}' "$url") || code=$?
+        if [ $code = 0 ]; then
+            case $status in 2?? | 3??) return 0 ;; esac
+        fi
         if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
-            echo "bench: the server for $1 exited while starting${log:+; its log ends:}" >&2
-            [ -z "$log" ] || tail -n 20 "$log" >&2
+            echo "bench: the server for $url exited while starting${log:+; its log ends:}" >&2
+            [ -z "$log" ] || bench_log_tail "$log" >&2
+            return 1
+        fi
+        # Nothing answering yet (000) is starting; an error page may be a moment's (nginx
+        # before its upstream is up), a few in a row are the server's answer.
+        if [ "$status" = 000 ]; then wrong=0; else wrong=$((wrong + 1)); fi
+        if [ $code = 28 ]; then
+            [ $hung -gt 0 ] || hung_since=$asked
+            hung=$((hung + 1))
+        else
+            hung=0
+        fi
+        if [ $hung -ge 3 ] || { [ $hung -gt 0 ] && [ $SECONDS -ge $deadline ]; }; then
+            echo "bench: $url accepts connections but does not answer (nothing in $((SECONDS - hung_since)) s)${log:+; the log of its server ends:}" >&2
+            [ -z "$log" ] || bench_log_tail "$log" >&2
+            return 1
+        fi
+        if [ $wrong -ge 3 ]; then
+            page=$(head -c 200 "$body" 2>/dev/null | tr -s '[:space:]' ' ') || true   # on one line
+            page=${page# } page=${page% }
+            echo "bench: $url answers HTTP $status ($wrong times in a row): $page${log:+; the log of its server ends:}" >&2
+            [ -z "$log" ] || bench_log_tail "$log" >&2
             return 1
         fi
         if [ $SECONDS -ge $deadline ]; then
-            echo "bench: $1 did not come up within ${2:-15} s${log:+; the log of its server ends:}" >&2
-            [ -z "$log" ] || tail -n 20 "$log" >&2
+            echo "bench: $url did not come up within $within s${log:+; the log of its server ends:}" >&2
+            [ -z "$log" ] || bench_log_tail "$log" >&2
             return 1
         fi
         sleep 0.1

@@ -15,6 +15,8 @@ final class Workspace
 {
     /** Answers in a row, not the page, after which a server that answers is not starting but wrong. */
     private const WRONG_ANSWERS = 3;
+    /** Requests in a row left unanswered for all the time given, after which a server that accepts connections is hung, not starting. */
+    private const UNANSWERED = 3;
 
     public readonly string $dir;
     /** @var list<ChildProcess> */
@@ -165,13 +167,18 @@ final class Workspace
      * its log, if $process exits first, or if it answers but not with the page
      * WRONG_ANSWERS times in a row: a server answering 500 to every request (its handler
      * throws, its database is gone) is not starting, and used to be waited for $timeout.
+     * Likewise a server that accepts connections but answers none within $answerWithin,
+     * UNANSWERED times in a row: it is hung, not starting (nothing listening yet is
+     * refused at once), and was waited for $timeout too.
      */
-    public function waitUntilServing(string $url, string $expect, ChildProcess $process, float $timeout = 60.0): void
+    public function waitUntilServing(string $url, string $expect, ChildProcess $process, float $timeout = 60.0, float $answerWithin = 5.0): void
     {
         $deadline = \microtime(true) + $timeout;
         $wrong = 0;
+        $hung = 0;
         do {
-            [$status, $body] = self::get($url, 5.0);
+            $asked = \microtime(true);
+            [$status, $body] = self::get($url, $answerWithin);
             if ($status === 200 && \str_contains($body, $expect)) {
                 return;
             }
@@ -179,11 +186,18 @@ final class Workspace
                 throw new BenchException("{$process->name} exited while starting:\n" . $process->logTail());
             }
             // Nothing answering yet is starting; a wrong answer may be a moment's (a proxy
-            // whose upstream is not up yet), a few in a row are the server's answer.
+            // whose upstream is not up yet), a few in a row are the server's answer. No
+            // answer in the whole time given (not a refused connection, which fails at
+            // once) is a server that accepted the connection and sat on it.
             $wrong = $status === 0 ? 0 : $wrong + 1;
+            $hung = $status === 0 && \microtime(true) - $asked >= 0.9 * $answerWithin ? $hung + 1 : 0;
             if ($wrong >= self::WRONG_ANSWERS) {
                 throw new BenchException("{$process->name} at {$url} answers HTTP {$status} instead of \"{$expect}\" ({$wrong} times in a row): "
                     . \substr(\trim($body), 0, 200) . "; its log ends:\n" . $process->logTail());
+            }
+            if ($hung >= self::UNANSWERED) {
+                throw new BenchException("{$process->name} at {$url} accepts connections but does not answer within {$answerWithin}s ({$hung} times in a row); its log ends:\n"
+                    . $process->logTail());
             }
             \usleep(100_000);
         } while (\microtime(true) < $deadline);

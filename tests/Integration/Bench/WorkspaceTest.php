@@ -92,9 +92,55 @@ final class WorkspaceTest extends TestCase
         self::assertSame([200, 'hello'], Workspace::get($url));
     }
 
+    /**
+     * A server that accepts connections but answers none (hung) was waited for as one
+     * still starting, its requests timing out one after the other for the whole minute.
+     */
+    public function testAServerThatAcceptsButNeverAnswersIsGivenUpOnAfterAFewTries(): void
+    {
+        [$url, $process] = $this->rawServer(0, '$held = []; while (true) { $held[] = \stream_socket_accept($server, 3600); }');
+        $started = \microtime(true);
+        try {
+            $this->workspace->waitUntilServing($url, 'hello', $process, 15.0, 1.0);
+            self::fail('a server that does not answer is not serving');
+        } catch (BenchException $error) {
+            self::assertLessThan(10.0, \microtime(true) - $started, $error->getMessage()); // not the 15 s given
+            self::assertSame("raw at {$url} accepts connections but does not answer within 1s (3 times in a row); its log ends:\nlistening", $error->getMessage());
+        }
+    }
+
+    /** Nothing listening yet is refused at once, however often: a server still starting, not a hung one. */
+    public function testAServerThatListensLateIsWaitedFor(): void
+    {
+        [$url, $process] = $this->rawServer(1_500_000, 'while ($client = \stream_socket_accept($server, 3600)) {
+            \fread($client, 8192);
+            \fwrite($client, "HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\nhello");
+            \fclose($client);
+        }');
+
+        $this->workspace->waitUntilServing($url, 'hello', $process, 15.0, 0.5);
+
+        self::assertSame([200, 'hello'], Workspace::get($url));
+    }
+
     public function testNothingListeningIsStatusZero(): void
     {
         self::assertSame([0, ''], Workspace::get('http://127.0.0.1:' . $this->workspace->freePort() . '/', 1.0));
+    }
+
+    /**
+     * A PHP script listening on a free port after $delay µs, then running $serve with $server
+     * (its listening socket); not waited for.
+     *
+     * @return array{string, ChildProcess}
+     */
+    private function rawServer(int $delay, string $serve): array
+    {
+        $port = $this->workspace->freePort();
+        $script = "<?php \\usleep({$delay}); \$server = \\stream_socket_server('tcp://127.0.0.1:{$port}'); echo \"listening\\n\"; {$serve}";
+        \file_put_contents($this->workspace->path('raw.php'), $script);
+
+        return ["http://127.0.0.1:{$port}/", $this->workspace->spawn('raw', [\PHP_BINARY, $this->workspace->path('raw.php')])];
     }
 
     /**
