@@ -48,7 +48,7 @@ final class Application
           --max-memory=SIZE     replace a worker after a request that took it past SIZE (e.g. 256M)
           --memory-limit=SIZE   PHP memory_limit of a worker, default max(512M, 2 x --max-memory); -1 = none
           --max-connections=N   open connections per worker, default: what the loop driver and
-                                the descriptor limit allow (select: 1000)
+                                the descriptor limit allow (select: 938, and 62 for 503s)
           --pid-file=PATH       default: <tmp>/petrel-<listen address>.pid
           --daemon              detach; logs go to --log-file (default <pid file>.log)
           --reuse-port          each worker binds with SO_REUSEPORT instead of sharing one socket

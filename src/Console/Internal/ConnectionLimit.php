@@ -13,8 +13,10 @@ use Petrel\Loop\DriverChoice;
  *
  * - the `stream_select` driver watches descriptors below FD_SETSIZE (1,024) only: at most
  *   1,000 connections, and never more than the descriptor limit minus a reserve; those
- *   turned away with a 503 at the cap count too (rejecting()), so a cap of 1,000 leaves
- *   none for them: past it a newcomer is closed at once;
+ *   turned away with a 503 at the cap count too (rejecting()). The default cap keeps a
+ *   sixteenth of that (62 of 1,000) for them, so that a newcomer finding every connection
+ *   busy is told so (503, Retry-After) rather than closed at once (a reset, which clients
+ *   report as a network failure); `--max-connections=1000` still takes all of it;
  * - any other driver (epoll) has no such ceiling, but a connection may cost 2 descriptors
  *   (the socket and the driver's own), so (soft RLIMIT_NOFILE − reserve) / 2.
  *
@@ -31,6 +33,8 @@ final class ConnectionLimit
     public const RESERVE = 256;
     /** stream_select() only takes descriptors below FD_SETSIZE (1,024). */
     public const SELECT_MAX = 1000;
+    /** Under select, the part of the maximum the default cap leaves for 503s. */
+    private const SELECT_REJECTING_SHARE = 16;
 
     /**
      * Raises the soft RLIMIT_NOFILE to the hard limit. Returns null, or one line saying
@@ -76,15 +80,19 @@ final class ConnectionLimit
     }
 
     /**
-     * $requested (null: the maximum), or a ConsoleException saying why it is too many.
+     * $requested, or a ConsoleException saying why it is too many; null: the maximum, less
+     * under select what it keeps for 503s.
      *
      * @throws ConsoleException
      */
     public static function resolve(?int $requested, DriverChoice $driver, int $descriptors): int
     {
         $maximum = self::maximum($driver, $descriptors);
-        if ($requested === null || $requested <= $maximum) {
-            return $requested ?? $maximum;
+        if ($requested === null) {
+            return self::usesSelect($driver) ? \max(1, $maximum - \intdiv($maximum, self::SELECT_REJECTING_SHARE)) : $maximum;
+        }
+        if ($requested <= $maximum) {
+            return $requested;
         }
         if (self::usesSelect($driver) && $maximum === self::SELECT_MAX) {
             throw new ConsoleException(\sprintf('--max-connections=%d is more than the select driver can watch (at most %d per worker); use the epoll driver (PETREL_DRIVER=epoll) or more workers', $requested, $maximum));

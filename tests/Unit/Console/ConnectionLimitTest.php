@@ -17,8 +17,8 @@ final class ConnectionLimitTest extends TestCase
         $select = new DriverChoice('select');
         self::assertSame(1000, ConnectionLimit::maximum($select, 65536));
         self::assertSame(768, ConnectionLimit::maximum($select, 1024));
-        self::assertSame(1000, ConnectionLimit::resolve(null, $select, 65536));
         self::assertSame(300, ConnectionLimit::resolve(300, $select, 65536));
+        self::assertSame(1000, ConnectionLimit::resolve(1000, $select, 65536));
     }
 
     /**
@@ -29,10 +29,25 @@ final class ConnectionLimitTest extends TestCase
     public function testUnderSelectTheTurnedAwayShareTheMaximum(): void
     {
         $select = new DriverChoice('select');
-        self::assertSame(0, ConnectionLimit::rejecting($select, 1000, 65536), 'the default cap leaves none: a newcomer is closed');
+        self::assertSame(0, ConnectionLimit::rejecting($select, 1000, 65536), 'a cap of 1,000 leaves none: a newcomer is closed');
         self::assertSame(600, ConnectionLimit::rejecting($select, 400, 65536));
         self::assertSame(368, ConnectionLimit::rejecting($select, 400, 1024), 'within the descriptor limit too');
         self::assertNull(ConnectionLimit::rejecting(new DriverChoice('epoll'), 1000, 65536));
+    }
+
+    /**
+     * The default cap under select was the whole maximum: a newcomer finding every
+     * connection busy was closed at once (a reset) where other drivers answer 503. It
+     * leaves a sixteenth for the 503s now.
+     */
+    public function testUnderSelectTheDefaultCapLeavesRoomFor503s(): void
+    {
+        $select = new DriverChoice('select');
+        foreach ([65536 => [938, 62], 1024 => [720, 48], 257 => [1, 0]] as $descriptors => $expected) {
+            $served = ConnectionLimit::resolve(null, $select, $descriptors);
+            self::assertSame($expected, [$served, ConnectionLimit::rejecting($select, $served, $descriptors)], "{$descriptors} descriptors");
+        }
+        self::assertSame((65536 - 256) / 2, ConnectionLimit::resolve(null, new DriverChoice('epoll'), 65536), 'no share kept elsewhere');
     }
 
     public function testOtherDriversGetHalfTheDescriptorsLeftAfterTheReserve(): void
