@@ -47,7 +47,7 @@ use Petrel\Process\Internal\WorkerTable;
  * Sidecars (the /metrics endpoint, the --watch file watcher) run in that loop too: their
  * streams are in the select, they are polled every turn (4 times a second at least), and
  * one may ask for a graceful reload. A reload asked for during a reload waits for it to end.
- * Restarts are counted by reason (crash, max-requests, max-memory, reload) for the status.
+ * Restarts are counted by reason (crash, overrun, max-requests, max-memory, reload) for the status.
  *
  * With MasterConfig::$blockThreshold, the master is also the watchdog of every HTTP
  * worker's loop (Observability\BlockingDetector): it maps the slots before the first fork,

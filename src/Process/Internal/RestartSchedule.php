@@ -20,11 +20,22 @@ use Petrel\Process\ProcessException;
  * and is retried after the back-off. Without it, the number stayed "starting" for ever,
  * served by no one.
  *
+ * A task worker its overrun guard ended (Task\TaskServer: exit code 124; or a SIGKILL when
+ * its last status said the guard's kill timer would fire, "kill_at") is no crash: the task
+ * ran past its caller's deadline, the worker was healthy. It is restarted at once, counted
+ * as an "overrun". One killed by a signal is logged with the task its last status named:
+ * "while running" it when its kill timer did it, "last reported running" otherwise (a busy
+ * status is sent once per busy spell: another task may have started since).
+ *
  * @internal
  */
 final class RestartSchedule
 {
     private const DELAY_MAX = 10.0;
+    /** Task\TaskServer::EXIT_OVERRUN (as timeout(1)); Process does not depend on Task. */
+    private const EXIT_OVERRUN = 124;
+    /** How long after its "kill_at" a task worker's SIGKILL is taken for its kill timer's. */
+    private const KILL_TIMER_SLACK = 2.0;
 
     /** @var array<int, float> worker number => when to start it again */
     private array $due = [];
@@ -51,8 +62,11 @@ final class RestartSchedule
     /** $worker exited unplanned: counts and logs it, and schedules its restart. */
     public function afterCrash(WorkerHandle $worker, string $reason): void
     {
-        $lived = \microtime(true) - $worker->startedAt;
-        if ($worker->state === WorkerHandle::READY && ($lived >= 1.0 || $worker->dyingBecause !== null)) {
+        $now = \microtime(true);
+        $killTimer = self::killedByItsKillTimer($worker, $reason, $now);
+        $overrun = $killTimer || ($worker->kind === WorkerHandle::TASK && $reason === 'exited with code ' . self::EXIT_OVERRUN);
+        $lived = $now - $worker->startedAt;
+        if ($overrun || ($worker->state === WorkerHandle::READY && ($lived >= 1.0 || $worker->dyingBecause !== null))) {
             $this->bootFailures[$worker->number] = 0;
             $delay = 0.0;
         } else {
@@ -60,13 +74,13 @@ final class RestartSchedule
             $delay = self::backoff($failures);
         }
         $normal = $reason === 'exited with code 0';
-        $this->status->countRestarts('crash');
+        $this->status->countRestarts($overrun ? 'overrun' : 'crash');
         ($this->log)(\sprintf(
             '%s (pid %d) %s%s; %s',
             $worker->label(),
             $worker->pid,
             $reason,
-            ($why = $worker->error ?? $worker->dyingBecause) !== null ? " ({$why})" : '',
+            self::why($worker, $killTimer, $now),
             $delay > 0 ? \sprintf('restarting in %.1f s', $delay) : ($normal ? 'starting a fresh one' : 'restarting'),
         ));
         $this->schedule($worker->number, $delay);
@@ -114,6 +128,41 @@ final class RestartSchedule
     {
         $this->due = [];
         $this->booting = [];
+    }
+
+    /**
+     * A task worker SIGKILLed by its overrun guard's kill timer (a task stuck in a C call past
+     * its deadline): its last status named a task and when that timer would fire. Any other
+     * SIGKILL (the OOM killer, kill -9, a task killing its own process) is a crash.
+     */
+    private static function killedByItsKillTimer(WorkerHandle $worker, string $reason, float $now): bool
+    {
+        $killAt = $worker->status['kill_at'] ?? null;
+
+        return $worker->kind === WorkerHandle::TASK
+            && $reason === 'was killed by signal ' . \SIGKILL
+            && $worker->lastTask() !== null
+            && (\is_int($killAt) || \is_float($killAt))
+            && $now >= $killAt - 0.1
+            && $now <= $killAt + self::KILL_TIMER_SLACK;
+    }
+
+    /** Why it died, as far as the master knows: the worker's own words, or the task its last status named. */
+    private static function why(WorkerHandle $worker, bool $killTimer, float $now): string
+    {
+        $why = $worker->error ?? $worker->dyingBecause;
+        if ($why !== null) {
+            return " ({$why})";
+        }
+        $task = $worker->lastTask();
+        if ($task === null) {
+            return '';
+        }
+        $ago = $now - ($worker->statusAt ?? $now);
+
+        return $killTimer
+            ? \sprintf(" while running task %s (its overrun guard's kill timer; reported running it %.1f s before)", $task, $ago)
+            : \sprintf(' (last reported running task %s, %.1f s before)', $task, $ago);
     }
 
     /** A restart of $number could not be forked: logged, and tried again after the back-off. */

@@ -31,6 +31,8 @@ final class WorkerHandle
     public ?float $retiredAt = null;
     /** @var array<string, mixed> */
     public array $status = [];
+    /** When the last status came (microtime), or null before the first. */
+    public ?float $statusAt = null;
     /**
      * False once the pipe is at end of file: the worker closed its end (or exited) and will say
      * nothing more. MasterWait stops selecting it: a pipe at EOF is always readable, and the
@@ -62,6 +64,14 @@ final class WorkerHandle
         return ($this->kind === self::TASK ? 'task worker ' : 'worker ') . $this->shownNumber;
     }
 
+    /** The task the worker's last status said it was running (a task worker's "busy"), or null. */
+    public function lastTask(): ?string
+    {
+        $task = $this->status['task'] ?? null;
+
+        return ($this->status['activity'] ?? null) === 'busy' && \is_string($task) ? $task : null;
+    }
+
     /**
      * Reads what the worker sent on its pipe: "ready", "error", "retiring", "dying" and status
      * lines (JSON). True when there was something: bytes, or the pipe's end.
@@ -89,7 +99,7 @@ final class WorkerHandle
                 'error' => $this->error = \is_string($message['message'] ?? null) ? $message['message'] : 'unknown error',
                 'retiring' => $this->retiringBecause ??= \is_string($message['reason'] ?? null) ? $message['reason'] : 'asked to be replaced',
                 'dying' => $this->dyingBecause = \is_string($message['reason'] ?? null) ? $message['reason'] : 'fatal error',
-                'status' => $this->status = \is_array($message['status'] ?? null) ? $message['status'] : [],
+                'status' => [$this->status = \is_array($message['status'] ?? null) ? $message['status'] : [], $this->statusAt = \microtime(true)],
                 default => null,
             };
         }

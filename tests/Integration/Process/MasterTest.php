@@ -200,6 +200,49 @@ final class MasterTest extends TestCase
         PetrelProcess::waitFor(static fn (): bool => !PidFile::isAlive($old), 10, 'the old worker to be retired');
     }
 
+    /**
+     * A task worker killed by a signal was logged as "was killed by signal 9" and no more,
+     * though its last status named the task it was busy with. That task is named now, as
+     * what it last reported (another task may have started since); the death is a crash,
+     * and one at boot still backs off.
+     */
+    public function testATaskWorkerKilledWhileBusyIsLoggedWithTheTaskItLastReported(): void
+    {
+        $this->startMaster(workers: 1, taskWorkers: 1);
+        $busy = $this->taskWorkerPid();
+        $this->reportStatus($busy, ['activity' => 'busy', 'task' => 'App\\Report::build', 'kill_at' => \microtime(true) + 60]);
+        \file_put_contents("{$this->dir}/next-boot", 'kill'); // its replacement dies at boot
+        \posix_kill($busy, \SIGKILL);
+        PetrelProcess::waitFor(fn (): bool => \str_contains($this->log(), 'restarting in'), 5, "the replacement's death at boot; the master's log:\n" . $this->log());
+        self::assertMatchesRegularExpression('/task worker 1 \(pid ' . $busy . '\) was killed by signal 9 \(last reported running task App\\\\Report::build, \d+\.\d s before\); restarting\n/', $this->log());
+        self::assertMatchesRegularExpression('/task worker 1 \(pid \d+\) was killed by signal 9; restarting in 0\.1 s/', $this->log());
+        PetrelProcess::waitFor(fn (): bool => ($this->masterStatus()['restarts']['crash'] ?? 0) === 2, 5, 'two crashes in the status');
+        self::assertSame(0, $this->masterStatus()['restarts']['overrun']);
+    }
+
+    /**
+     * A task worker its overrun guard ended (exit code 124; or SIGKILL by the guard's kill
+     * timer, at the time its status said) counted as a crash in the status and /metrics, and
+     * one that did so young was restarted with the back-off. It is an "overrun" now, and is
+     * restarted at once.
+     */
+    public function testATaskWorkerItsOverrunGuardEndedIsCountedAsAnOverrunAndRestartedAtOnce(): void
+    {
+        $this->startMaster(workers: 1, taskWorkers: 1);
+        $stuck = $this->taskWorkerPid();
+        $killAt = \microtime(true) + 0.3;
+        $this->reportStatus($stuck, ['activity' => 'busy', 'task' => 'App\\Report::build', 'kill_at' => $killAt]);
+        \file_put_contents("{$this->dir}/next-boot", '124'); // its replacement overruns at once
+        \usleep((int) \max(0, ($killAt - \microtime(true)) * 1e6));
+        \posix_kill($stuck, \SIGKILL); // as its kill timer would
+        PetrelProcess::waitFor(fn (): bool => \str_contains($this->log(), 'exited with code 124'), 5, "the replacement's exit; the master's log:\n" . $this->log());
+        self::assertMatchesRegularExpression("/task worker 1 \\(pid {$stuck}\\) was killed by signal 9 while running task App\\\\Report::build \\(its overrun guard's kill timer; reported running it \\d+\\.\\d s before\\); restarting\\n/", $this->log());
+        self::assertMatchesRegularExpression('/task worker 1 \(pid \d+\) exited with code 124; restarting\n/', $this->log());
+        PetrelProcess::waitFor(fn (): bool => ($this->masterStatus()['restarts']['overrun'] ?? 0) === 2, 5, "two overruns in the status; it says:\n" . \json_encode($this->masterStatus()['restarts'] ?? null));
+        self::assertSame(0, $this->masterStatus()['restarts']['crash']);
+        PetrelProcess::waitFor(fn (): bool => !\in_array($this->taskWorkerPid(), [0, $stuck], true), 5, 'a task worker serving again');
+    }
+
     /** Makes the master's sidecar take every descriptor it has (fixtures/master.php), and waits until it holds them. */
     private function holdEveryDescriptor(): void
     {
@@ -215,14 +258,37 @@ final class MasterTest extends TestCase
         return $this->process !== null && \proc_get_status($this->process)['running'];
     }
 
-    private function startMaster(int $workers, float $gracefulTimeout = 5.0, float $bootTimeout = 10.0, bool $awaitReady = true): void
+    private function startMaster(int $workers, float $gracefulTimeout = 5.0, float $bootTimeout = 10.0, bool $awaitReady = true, int $taskWorkers = 0): void
     {
-        $command = [\PHP_BINARY, __DIR__ . '/fixtures/master.php', $this->dir, (string) $workers, (string) $gracefulTimeout, (string) $bootTimeout];
+        $command = [\PHP_BINARY, __DIR__ . '/fixtures/master.php', $this->dir, (string) $workers, (string) $gracefulTimeout, (string) $bootTimeout, (string) $taskWorkers];
         $this->process = \proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['file', "{$this->dir}/stdout", 'a'], 2 => ['file', "{$this->dir}/stdout", 'a']], $pipes);
         self::assertIsResource($this->process);
         if ($awaitReady) {
-            PetrelProcess::waitFor(fn (): bool => \count($this->workerPids('ready')) === $workers, 10, 'the workers to be ready');
+            PetrelProcess::waitFor(fn (): bool => \count($this->workerPids('ready')) === $workers + $taskWorkers, 10, 'the workers to be ready');
         }
+    }
+
+    /** The ready task worker's pid (fixtures with one task worker), or 0 when none is. */
+    private function taskWorkerPid(): int
+    {
+        foreach ($this->masterStatus()['workers'] ?? [] as $worker) {
+            if (\is_array($worker) && $worker['kind'] === 'task' && $worker['state'] === 'ready') {
+                return (int) $worker['pid'];
+            }
+        }
+
+        return 0;
+    }
+
+    /**
+     * Makes worker $pid report $status to its master, and waits until it did.
+     *
+     * @param array<string, mixed> $status
+     */
+    private function reportStatus(int $pid, array $status): void
+    {
+        \file_put_contents("{$this->dir}/report-{$pid}.json", \json_encode($status, \JSON_THROW_ON_ERROR));
+        PetrelProcess::waitFor(fn (): bool => !\file_exists("{$this->dir}/report-{$pid}.json"), 5, "worker {$pid} to report its status");
     }
 
     private function signalMaster(int $signal): void
