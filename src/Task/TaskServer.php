@@ -48,7 +48,7 @@ final class TaskServer
     /** Why this process is ending the task now running (set by the guard), or null. */
     private ?string $overrun = null;
     private int $tasks = 0;
-    /** @var array{resource, string}|null the connection and task now running */
+    /** @var array{resource, string, ?float}|null the connection, task and kill time (killAt()) now running */
     private ?array $running = null;
     private bool $shutdownRegistered = false;
 
@@ -102,6 +102,16 @@ final class TaskServer
         return $this->running[1] ?? null;
     }
 
+    /**
+     * When the overrun guard's kill timer SIGKILLs this process if the task running now is
+     * still running (microtime); null when idle or without a kill timer. The master tells
+     * that SIGKILL from a crash by it.
+     */
+    public function killAt(): ?float
+    {
+        return $this->running[2] ?? null;
+    }
+
     /** @param resource $connection */
     private function handle(mixed $connection): void
     {
@@ -130,11 +140,10 @@ final class TaskServer
     /** @param resource $connection */
     private function run(mixed $connection, TaskRequest $request): string
     {
-        ($this->onStart)?->__invoke($request->task);
         \pcntl_sigprocmask(\SIG_BLOCK, self::BLOCKED_SIGNALS, $previousMask);
-        $this->running = [$connection, $request->task];
-        $this->guard->arm($request->deadline);
+        $this->running = [$connection, $request->task, $this->guard->arm($request->deadline)];
         try {
+            ($this->onStart)?->__invoke($request->task);
             $reply = TaskCodec::encodeReply(TaskCodec::RESULT, $this->executor->run($request->task, $request->args));
         } catch (Throwable $error) {
             $reply = TaskCodec::encodeReply(TaskCodec::THROWN, RemoteThrowable::capture($error));

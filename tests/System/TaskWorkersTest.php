@@ -91,7 +91,8 @@ final class TaskWorkersTest extends AsyncTestCase
         self::assertSame(500, $crash->status);
         self::assertMatchesRegularExpression('/TaskWorkerDiedException.*TestTask failed: task worker pid \d+ died while running it/', $crash->body);
         PetrelProcess::waitFor(static fn () => \count($taskPids()) === 2 && \array_diff($before, $taskPids()) !== [], 10, 'a replacement task worker');
-        self::assertMatchesRegularExpression('/task worker \d \(pid \d+\) was killed by signal 9/', $server->log());
+        // Named as last reported: the worker may have reported the block task it ran before.
+        self::assertMatchesRegularExpression('/task worker \d \(pid \d+\) was killed by signal 9 \(last reported running task \S+, \d+\.\d s before\); restarting/', $server->log());
         $echo = $this->async(static fn () => RawHttp::get($server->address, '/task?do=echo&arg=5'));
         self::assertSame(200, $echo->status, $echo->body);
         self::assertStringContainsString('"arg":5', $echo->body);
@@ -208,7 +209,8 @@ final class TaskWorkersTest extends AsyncTestCase
      * A task that never returns (an endless loop) held the only task worker for ever: its
      * caller got a timeout, and so did every task after it, queued behind it, until a restart.
      * The task worker now ends itself once the task runs past its deadline plus a grace; the
-     * master replaces it at once, and the task queued meanwhile runs on the new one.
+     * master replaces it at once, and the task queued meanwhile runs on the new one. That end
+     * was counted as a crash in `petrel status` and /metrics: it is an overrun.
      */
     public function testATaskRunningPastItsDeadlineEndsItsTaskWorkerAndTheTaskQueuedBehindRuns(): void
     {
@@ -232,6 +234,30 @@ final class TaskWorkersTest extends AsyncTestCase
             '/task worker 1 \(pid ' . $stuck . '\) exited with code 124 \(task \S+TestTask ran \d+\.\d s, \d+\.\d s past its deadline[^\n]*\); restarting/',
             $server->log(),
         );
+        PetrelProcess::waitFor(static fn () => ($server->status()['restarts']['overrun'] ?? 0) === 1, 5, 'the overrun in the status');
+        self::assertStringContainsString('Restarts: overrun 1', PetrelProcess::runCli(['status', "--pid-file={$server->pidFile}"]));
+        self::assertSame(0, $server->status()['restarts']['crash']);
+        self::assertSame(0, $server->stop());
+    }
+
+    /**
+     * A task stuck in a C call past its deadline (a read PHP retries when a signal interrupts
+     * it) is ended by its overrun guard's kill timer. The master logged "killed by signal 9"
+     * and counted a crash: it names the task and counts an overrun now.
+     */
+    public function testATaskWorkerItsKillTimerEndedIsLoggedWithItsTaskAndCountedAsAnOverrun(): void
+    {
+        if (\Petrel\Task\Internal\KillTimer::create() === null) {
+            self::markTestSkipped('no kill timer here (Linux with ext-ffi only)');
+        }
+        $server = (new PetrelProcess(self::$app, ['--workers=1', '--task-workers=1', '--task-timeout=1']))->start();
+        PetrelProcess::waitFor(static fn () => \count(self::taskWorkerPids($server->status())) === 1, 10, 'a ready task worker');
+        [$stuck] = self::taskWorkerPids($server->status());
+        self::assertSame(500, RawHttp::get($server->address, '/task?do=hang')->status);
+        PetrelProcess::waitFor(static fn () => \str_contains($server->log(), "(pid {$stuck}) was killed"), 10, 'the kill timer');
+        self::assertMatchesRegularExpression("/task worker 1 \\(pid {$stuck}\\) was killed by signal 9 while running task \\S+TestTask \\(its overrun guard's kill timer; reported running it \\d+\\.\\d s before\\); restarting\\n/", $server->log());
+        PetrelProcess::waitFor(static fn () => ($server->status()['restarts']['overrun'] ?? 0) === 1, 5, 'the overrun in the status');
+        self::assertSame(0, $server->status()['restarts']['crash']);
         self::assertSame(0, $server->stop());
     }
 

@@ -69,7 +69,7 @@ final class TaskWorker
                 if (!$busy) { // once per busy spell: the timer below cannot run during a blocking task
                     $busy = true;
                     \assert($server instanceof TaskServer);
-                    $context->reportStatus(['requests' => $server->tasks(), 'activity' => 'busy', 'task' => $task]);
+                    $context->reportStatus(['requests' => $server->tasks(), 'activity' => 'busy', 'task' => $task, 'kill_at' => $server->killAt()]);
                 }
             },
             onFinish: $recycle->afterRequest(...),
@@ -91,7 +91,7 @@ final class TaskWorker
         $report = static function () use ($context, $server, $recycle, &$busy): void {
             $task = $server->current(); // set when a task suspends on coroutine I/O
             $busy = $task !== null;
-            $context->reportStatus(['requests' => $server->tasks(), 'activity' => $busy ? 'busy' : 'idle'] + ($task !== null ? ['task' => $task] : []));
+            $context->reportStatus(['requests' => $server->tasks(), 'activity' => $busy ? 'busy' : 'idle'] + ($task !== null ? ['task' => $task, 'kill_at' => $server->killAt()] : []));
             $recycle->checkResidentSize();
         };
         $driver->unreference($driver->repeat(1.0, $report));

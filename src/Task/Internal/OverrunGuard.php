@@ -47,8 +47,12 @@ final class OverrunGuard
         $this->handler = $this->onAlarm(...);
     }
 
-    /** Before a task whose caller waits until $deadline (microtime). */
-    public function arm(float $deadline): void
+    /**
+     * Before a task whose caller waits until $deadline (microtime). Returns when the kill
+     * timer will SIGKILL this process if the task is still running (microtime), or null
+     * without a kill timer.
+     */
+    public function arm(float $deadline): ?float
     {
         $this->startedAt = \microtime(true);
         $this->deadline = $deadline;
@@ -57,7 +61,12 @@ final class OverrunGuard
         $this->previousHandler = \pcntl_signal_get_handler(\SIGALRM);
         \pcntl_signal(\SIGALRM, $this->handler, false);
         \pcntl_alarm($alarm);
-        $this->killTimer?->arm($alarm + $this->killGrace);
+        if ($this->killTimer === null) {
+            return null;
+        }
+        $this->killTimer->arm($alarm + $this->killGrace);
+
+        return $this->startedAt + $alarm + $this->killGrace;
     }
 
     /** After the task, however it ended. */
