@@ -44,6 +44,12 @@ final class Coroutine
     public array $expired = [];
     /** @internal The child it runs on its own fiber and waits for (Scheduler::callAsChild()). */
     public ?Coroutine $child = null;
+    /**
+     * @internal The id of the coroutine that spawn()ed it (0: the main context); null for
+     *     callAsChild()'s children. So a worker dying in a coroutine a handler started can
+     *     tell whose request it was (Console\Internal\FatalErrorResponder).
+     */
+    public ?int $spawnedBy = null;
     /** @internal Where it was spawned, recorded in debug mode only. */
     public ?string $origin = null;
 

@@ -109,6 +109,7 @@ final class Scheduler
     {
         $parent = $this->current ?? $this->main;
         $coroutine = new Coroutine(++$this->lastId, $this, $parent->context);
+        $coroutine->spawnedBy = $parent->id;
         if ($this->debug) {
             $coroutine->origin = SuspendedReport::callerOf(\debug_backtrace(\DEBUG_BACKTRACE_IGNORE_ARGS, 8));
         }

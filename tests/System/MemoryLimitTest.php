@@ -130,6 +130,35 @@ final class MemoryLimitTest extends AsyncTestCase
     }
 
     /**
+     * exit() or memory_limit in a coroutine the handler started (two levels down here) was
+     * not taken for its request's while another request was in flight: both clients got a
+     * 503, the log named no request, and an exit() was restarted with a crash's back-off.
+     */
+    #[DataProvider('deathsInAChildCoroutine')]
+    public function testADeathInACoroutineTheHandlerStartedIsItsRequests(string $path, string $what): void
+    {
+        $server = (new PetrelProcess(self::APP, ['--workers=1', '--memory-limit=64M']))->start();
+        PetrelProcess::waitFor(static fn () => \count($server->workerPids()) === 1, 10, 'a ready worker');
+        [$before] = $server->workerPids();
+        [$response, $slow] = $this->diesWithAnotherInFlight($server, $path);
+        self::assertSame(500, $response->status, 'the request whose coroutine died');
+        self::assertSame('503 1 503 Service Unavailable', $slow, 'the sleeping one');
+        PetrelProcess::waitFor(static fn () => \count($server->workerPids()) === 1 && $server->workerPids() !== [$before], 10, 'the restarted worker');
+        self::assertStringContainsString("worker 1: GET {$path} {$what}; restarting", $server->log());
+        self::assertStringNotContainsString('restarting in', $server->log(), 'restarted at once');
+        self::assertSame(0, $server->stop());
+    }
+
+    /** @return array<string, array{string, string}> */
+    public static function deathsInAChildCoroutine(): array
+    {
+        return [
+            'exit()' => ['/child/exit', 'called exit() in a coroutine its handler started, which ends a resident worker (return a Response instead)'],
+            'memory_limit' => ['/child/allocate?mb=100', 'exceeded memory_limit 64M'],
+        ];
+    }
+
+    /**
      * The 500 and the 503s a dying worker answers were in no access log: the log had no
      * line for the request that killed the worker, the one an operator looks for first.
      * Each answer gets its line, in either format (the JSON one without a duration: the

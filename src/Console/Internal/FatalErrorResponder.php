@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Petrel\Console\Internal;
 
+use Petrel\Coroutine\Coroutine;
 use Petrel\Coroutine\Scheduler;
 use Petrel\Http\Request;
 use Petrel\Http\Response;
@@ -14,7 +15,8 @@ use Petrel\Process\WorkerContext;
 
 /**
  * A worker's answer to a request that dies under it — of a fatal error ("Allowed memory
- * size exhausted" above all, which no catch can handle) or of `exit()` in its handler, which
+ * size exhausted" above all, which no catch can handle) or of `exit()` in its handler (or
+ * in a coroutine the handler started: Coroutine::$spawnedBy leads back to it), which
  * ends a resident worker as it ends a php-fpm script: its client still gets `500 Internal
  * Server Error` instead of a reset connection, one line names the request and what
  * happened, and the master restarts the worker at once (it was healthy: no crash back-off).
@@ -62,17 +64,18 @@ final class FatalErrorResponder
         @\ini_set('memory_limit', '-1'); // the culprit's memory is still held
         $inHandlers = $this->server->requestsInHandlers();
         $answered = [];
-        // A fatal error may strike outside the handler's own coroutine (a destructor, a
-        // coroutine it started): the one request in flight is then the culprit. exit() is
-        // taken for the handler's only when the handler's coroutine called it.
-        $culprit = $running !== null && isset($inHandlers[$running->id]) ? $running->id
-            : ($fatal && \count($inHandlers) === 1 ? \array_key_first($inHandlers) : null);
+        // The request is the one whose handler's coroutine died, or started (spawn(), at any
+        // depth) the one that did. A fatal error elsewhere (a destructor, a timer's callback)
+        // is the one request's in flight, if there is one; an exit() there is nobody's.
+        $culprit = $running !== null ? self::requestOf($running, $inHandlers) : null;
+        $culprit ??= $fatal && \count($inHandlers) === 1 ? \array_key_first($inHandlers) : null;
         if ($culprit !== null) {
             $request = $inHandlers[$culprit];
             unset($inHandlers[$culprit]);
             $line = \sprintf('%s %s', $request->getMethod(), $request->getTarget());
             $what = match (true) {
-                !$fatal => 'called exit() in its handler, which ends a resident worker (return a Response instead)',
+                !$fatal => 'called exit() in ' . ($culprit === $running?->id ? 'its handler' : 'a coroutine its handler started')
+                    . ', which ends a resident worker (return a Response instead)',
                 \str_starts_with($error['message'], 'Allowed memory size') => "exceeded memory_limit {$this->memoryLimit}",
                 default => "died of a fatal error: {$error['message']} in {$error['file']}:{$error['line']}",
             };
@@ -88,6 +91,33 @@ final class FatalErrorResponder
         }
         self::linger(\array_values(\array_filter($answered)));
         // Nothing answered outside a request: a crash, restarted with the usual back-off.
+    }
+
+    /**
+     * The key of $inHandlers that $coroutine is, or that started it through spawn()s (up its
+     * still-running ancestors), or null.
+     *
+     * @param array<int, Request> $inHandlers
+     */
+    private static function requestOf(Coroutine $coroutine, array $inHandlers): ?int
+    {
+        $alive = null;
+        for ($hops = 0; $hops < 1000; ++$hops) {
+            if (isset($inHandlers[$coroutine->id])) {
+                return $coroutine->id;
+            }
+            $parent = $coroutine->spawnedBy;
+            if ($parent === null || $parent === 0) {
+                return null;
+            }
+            $alive ??= Scheduler::get()->coroutines();
+            if (!isset($alive[$parent])) {
+                return null; // an ancestor has ended: the chain is lost
+            }
+            $coroutine = $alive[$parent];
+        }
+
+        return null;
     }
 
     private function log(string $message): void
