@@ -48,17 +48,6 @@ final class PsrMiddlewareBodyTest extends TestCase
         \rmdir($this->dir);
     }
 
-    /** @param \Closure(ServerRequestInterface, RequestHandlerInterface): ResponseInterface $middleware */
-    private static function app(\Closure $middleware, \Closure $action): App
-    {
-        $app = new App();
-        $app->setErrorLogger(static function (): void {
-        });
-        $app->middleware(new PsrCallbackMiddleware($middleware));
-        $app->get('/', $action);
-
-        return $app;
-    }
 
     /** The bytes a response sends, whatever its body is. */
     private static function bytes(Response $response): string
@@ -92,7 +81,7 @@ final class PsrMiddlewareBodyTest extends TestCase
     {
         $path = $this->file('file contents');
         $file = Response::file($path, 'text/plain');
-        $app = self::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next): ResponseInterface {
+        $app = PsrCallbackMiddleware::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next): ResponseInterface {
             $response = $next->handle($request);
 
             return $response->withHeader('ETag', '"' . \md5((string) $response->getBody()) . '"');
@@ -109,7 +98,7 @@ final class PsrMiddlewareBodyTest extends TestCase
     {
         $range = new Response(206, [], new FileBody($this->file('0123456789'), 3, 4));
         $seen = [];
-        $app = self::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next) use (&$seen): ResponseInterface {
+        $app = PsrCallbackMiddleware::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next) use (&$seen): ResponseInterface {
             $response = $next->handle($request);
             $body = $response->getBody();
             $seen = [$body->getSize(), $body->read(2), $body->getContents(), $body->eof()];
@@ -135,8 +124,8 @@ final class PsrMiddlewareBodyTest extends TestCase
             return $response->withHeader('Content-Encoding', 'gzip')->withBody($compressed);
         };
         $path = $this->file(\str_repeat('text ', 1000));
-        $file = self::app($gzip, static fn () => Response::file($path, 'text/plain'))->handle(Request::create('GET', '/'));
-        $stream = self::app($gzip, static fn () => Response::stream(self::generate('ab', 'cd')))->handle(Request::create('GET', '/'));
+        $file = PsrCallbackMiddleware::app($gzip, static fn () => Response::file($path, 'text/plain'))->handle(Request::create('GET', '/'));
+        $stream = PsrCallbackMiddleware::app($gzip, static fn () => Response::stream(self::generate('ab', 'cd')))->handle(Request::create('GET', '/'));
 
         self::assertSame(\str_repeat('text ', 1000), \gzdecode(self::bytes($file)));
         self::assertSame('abcd', \gzdecode(self::bytes($stream)));
@@ -162,17 +151,17 @@ final class PsrMiddlewareBodyTest extends TestCase
         };
         $stream = static fn () => new Response(200, [], new StreamBody(self::generate('ab', 'cd', 'ef'), 6));
 
-        $reheaded = self::app($sniff, $stream)->handle(Request::create('GET', '/'));
+        $reheaded = PsrCallbackMiddleware::app($sniff, $stream)->handle(Request::create('GET', '/'));
         self::assertSame('abc', $reheaded->getHeader('X-Starts'));
         self::assertSame('abcdef', self::bytes($reheaded), 'the bytes read come from the buffer, the rest from the generator');
-        self::assertSame('abcdef', self::bytes(self::app($same, $stream)->handle(Request::create('GET', '/'))), 'the same response object returned');
+        self::assertSame('abcdef', self::bytes(PsrCallbackMiddleware::app($same, $stream)->handle(Request::create('GET', '/'))), 'the same response object returned');
     }
 
     /** Untouched, a streamed body goes out as the original StreamBody (no buffer, no copy). */
     public function testAnUntouchedStreamGoesOutAsTheOriginalBody(): void
     {
         $body = new StreamBody(self::generate('a', 'b'));
-        $app = self::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next): ResponseInterface {
+        $app = PsrCallbackMiddleware::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next): ResponseInterface {
             return $next->handle($request)->withHeader('X-Frame-Options', 'DENY');
         }, static fn () => new Response(200, [], $body));
 
@@ -185,7 +174,7 @@ final class PsrMiddlewareBodyTest extends TestCase
     /** Writing to the inner body (a footer) was lost: the original string went out. */
     public function testWhatAMiddlewareWritesToTheBodyIsSent(): void
     {
-        $app = self::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next): ResponseInterface {
+        $app = PsrCallbackMiddleware::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next): ResponseInterface {
             $response = $next->handle($request);
             $response->getBody()->seek(0, \SEEK_END);
             $response->getBody()->write('<footer>');
@@ -205,7 +194,7 @@ final class PsrMiddlewareBodyTest extends TestCase
     {
         $onUpgrade = static function (): void {
         };
-        $upgrade = self::app(PsrCallbackMiddleware::securityHeaders(), static fn () => Response::upgrade(['Upgrade' => 'websocket'], $onUpgrade))->handle(Request::create('GET', '/'));
+        $upgrade = PsrCallbackMiddleware::app(PsrCallbackMiddleware::securityHeaders(), static fn () => Response::upgrade(['Upgrade' => 'websocket'], $onUpgrade))->handle(Request::create('GET', '/'));
 
         self::assertSame([101, 'DENY'], [$upgrade->getStatus(), $upgrade->getHeader('X-Frame-Options')]);
         self::assertNotNull($upgrade->getUpgradeHandler(), 'without it the connection answers 500');
@@ -246,7 +235,7 @@ final class PsrMiddlewareBodyTest extends TestCase
      */
     public function testReheadingKeepsTheCookies(): void
     {
-        $app = self::app(PsrCallbackMiddleware::securityHeaders(), static fn () => Response::text('hi')->withCookie(new Cookie('sid', 'abc'))->withHeader('Set-Cookie', 'raw=1'));
+        $app = PsrCallbackMiddleware::app(PsrCallbackMiddleware::securityHeaders(), static fn () => Response::text('hi')->withCookie(new Cookie('sid', 'abc'))->withHeader('Set-Cookie', 'raw=1'));
         $app->middleware(static fn (Request $request, RequestHandler $next): Response => $next->handle($request)->withCookie(new Cookie('sid', 'new')));
 
         $response = $app->handle(Request::create('GET', '/'));
@@ -259,7 +248,7 @@ final class PsrMiddlewareBodyTest extends TestCase
     /** A middleware that rewrites Set-Cookie lines (adds "; Secure"): the rewritten line goes out, once. */
     public function testARewrittenCookieLineIsSentAsRewritten(): void
     {
-        $app = self::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next): ResponseInterface {
+        $app = PsrCallbackMiddleware::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next): ResponseInterface {
             $response = $next->handle($request);
 
             return $response->withHeader('Set-Cookie', \array_map(static fn (string $line) => $line . '; Secure', $response->getHeader('Set-Cookie')));

@@ -11,7 +11,6 @@ use Petrel\Http\Request;
 use Petrel\Http\RequestHandler;
 use Petrel\Http\Response;
 use Petrel\Tests\Unit\Web\Routing\Fixtures\PsrCallbackMiddleware;
-use Petrel\Web\App;
 use Petrel\Web\Internal\PsrNextHandler;
 use PHPUnit\Framework\Attributes\CoversClass;
 use PHPUnit\Framework\TestCase;
@@ -28,17 +27,6 @@ use Psr\Http\Server\RequestHandlerInterface;
 #[CoversClass(PsrNextHandler::class)]
 final class PsrMiddlewareReplacedBodyTest extends TestCase
 {
-    /** @param \Closure(ServerRequestInterface, RequestHandlerInterface): ResponseInterface $middleware */
-    private static function app(\Closure $middleware, \Closure $action): App
-    {
-        $app = new App();
-        $app->setErrorLogger(static function (): void {
-        });
-        $app->middleware(new PsrCallbackMiddleware($middleware));
-        $app->get('/', $action);
-
-        return $app;
-    }
 
     /** @return \Closure(ServerRequestInterface, RequestHandlerInterface): ResponseInterface */
     /** The head the connection writes for $response. */
@@ -60,7 +48,7 @@ final class PsrMiddlewareReplacedBodyTest extends TestCase
         $flush = static function () use (&$ran): void {
             $ran[] = 'flush';
         };
-        $app = self::app(PsrCallbackMiddleware::gzip(), static fn () => Response::text('page')->withAfterSend($terminate)->withAfterSend($flush));
+        $app = PsrCallbackMiddleware::app(PsrCallbackMiddleware::gzip(), static fn () => Response::text('page')->withAfterSend($terminate)->withAfterSend($flush));
 
         $response = $app->handle(Request::create('GET', '/'));
         foreach ($response->getAfterSend() as $callback) {
@@ -75,7 +63,7 @@ final class PsrMiddlewareReplacedBodyTest extends TestCase
     /** The Cookie objects became header lines: an outer middleware setting the same cookie sent it twice. */
     public function testAReplacedBodyKeepsTheCookieObjectsAndSendsEachCookieOnce(): void
     {
-        $app = self::app(PsrCallbackMiddleware::gzip(), static fn () => Response::text('hi')->withCookie(new Cookie('sid', 'abc'))->withHeader('Set-Cookie', 'raw=1'));
+        $app = PsrCallbackMiddleware::app(PsrCallbackMiddleware::gzip(), static fn () => Response::text('hi')->withCookie(new Cookie('sid', 'abc'))->withHeader('Set-Cookie', 'raw=1'));
         $app->middleware(static fn (Request $request, RequestHandler $next): Response => $next->handle($request)->withCookie(new Cookie('sid', 'new')));
 
         $response = $app->handle(Request::create('GET', '/'));
@@ -94,7 +82,7 @@ final class PsrMiddlewareReplacedBodyTest extends TestCase
         $callback = static function () use (&$ran): void {
             $ran = true;
         };
-        $app = self::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next): ResponseInterface {
+        $app = PsrCallbackMiddleware::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next): ResponseInterface {
             $response = $next->handle($request);
 
             return $response->withStatus(304)->withBody((new Psr17Factory())->createStream(''));
@@ -125,7 +113,7 @@ final class PsrMiddlewareReplacedBodyTest extends TestCase
             $ran = true;
         };
         $action = static fn () => Response::text('hi')->withCookie(new Cookie('a', '1'))->withAfterSend($callback);
-        $app = self::app($secure, $action);
+        $app = PsrCallbackMiddleware::app($secure, $action);
         $app->middleware(new PsrCallbackMiddleware($gzipped));
 
         $response = $app->handle(Request::create('GET', '/'));
@@ -144,7 +132,7 @@ final class PsrMiddlewareReplacedBodyTest extends TestCase
      */
     public function testAResponseBuiltFromScratchInheritsNothing(): void
     {
-        $app = self::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next): ResponseInterface {
+        $app = PsrCallbackMiddleware::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next): ResponseInterface {
             $inner = $next->handle($request);
             $factory = new Psr17Factory();
             $response = $factory->createResponse($inner->getStatusCode())->withBody($factory->createStream('replaced'));
@@ -171,7 +159,7 @@ final class PsrMiddlewareReplacedBodyTest extends TestCase
     public function testAResponseKeptFromAnotherRequestInheritsNothing(): void
     {
         $cached = null;
-        $app = self::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next) use (&$cached): ResponseInterface {
+        $app = PsrCallbackMiddleware::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next) use (&$cached): ResponseInterface {
             $response = $next->handle($request); // called each time, to show a cached copy is not taken for this call's
             $cached ??= $response;
 

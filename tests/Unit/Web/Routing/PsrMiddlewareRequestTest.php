@@ -9,7 +9,6 @@ use Petrel\Http\Request;
 use Petrel\Http\Response;
 use Petrel\Http\UploadedFile;
 use Petrel\Tests\Unit\Web\Routing\Fixtures\PsrCallbackMiddleware;
-use Petrel\Web\App;
 use Petrel\Web\Internal\PsrNextHandler;
 use PHPUnit\Framework\Attributes\CoversClass;
 use PHPUnit\Framework\TestCase;
@@ -24,30 +23,16 @@ final class PsrMiddlewareRequestTest extends TestCase
     private const MULTIPART = "--b\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nx\r\n"
         . "--b\r\nContent-Disposition: form-data; name=\"doc\"; filename=\"a.txt\"\r\nContent-Type: text/plain\r\n\r\nfile bytes\r\n--b--\r\n";
 
-    /**
-     * @param \Closure(ServerRequestInterface, RequestHandlerInterface): ResponseInterface $middleware
-     * @param \Closure(Request): Response $action
-     */
-    private static function app(\Closure $middleware, \Closure $action): App
-    {
-        $app = new App();
-        $app->setErrorLogger(static function (): void {
-        });
-        $app->middleware(new PsrCallbackMiddleware($middleware));
-        $app->post('/', $action);
-
-        return $app;
-    }
 
     /** A JSON body-parsing middleware's withParsedBody() (and query, cookies) were dropped. */
     public function testWhatTheMiddlewareParsedOrSetIsWhatTheHandlerGets(): void
     {
-        $app = self::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next): ResponseInterface {
+        $app = PsrCallbackMiddleware::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next): ResponseInterface {
             return $next->handle($request
                 ->withParsedBody(\json_decode((string) $request->getBody(), true))
                 ->withQueryParams(['page' => '2'] + $request->getQueryParams())
                 ->withCookieParams(['session' => 'decrypted']));
-        }, static fn (Request $r) => Response::json([$r->getParsedBody(), $r->getQuery(), $r->getCookies(), $r->getBody()]));
+        }, static fn (Request $r) => Response::json([$r->getParsedBody(), $r->getQuery(), $r->getCookies(), $r->getBody()]), 'POST');
 
         $response = $app->handle(Request::create('POST', '/?sort=name', ['Content-Type' => 'application/json', 'Cookie' => 'session=sealed'], '{"name":"Ada"}'));
 
@@ -57,9 +42,9 @@ final class PsrMiddlewareRequestTest extends TestCase
     /** json_decode() without $associative: the handler gets arrays, as getParsedBody() promises. */
     public function testAnObjectParsedBodyBecomesAnArray(): void
     {
-        $app = self::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next): ResponseInterface {
+        $app = PsrCallbackMiddleware::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next): ResponseInterface {
             return $next->handle($request->withParsedBody(\json_decode((string) $request->getBody())));
-        }, static fn (Request $r) => Response::text(\var_export($r->getParsedBody(), true)));
+        }, static fn (Request $r) => Response::text(\var_export($r->getParsedBody(), true)), 'POST');
 
         $response = $app->handle(Request::create('POST', '/', ['Content-Type' => 'application/json'], '{"user":{"name":"Ada","tags":[{"t":1}]}}'));
 
@@ -74,7 +59,7 @@ final class PsrMiddlewareRequestTest extends TestCase
     {
         $request = Request::create('POST', '/', ['Content-Type' => 'multipart/form-data; boundary=b'], self::MULTIPART);
         $seen = [];
-        $app = self::app(static function (ServerRequestInterface $psr, RequestHandlerInterface $next): ResponseInterface {
+        $app = PsrCallbackMiddleware::app(static function (ServerRequestInterface $psr, RequestHandlerInterface $next): ResponseInterface {
             $factory = new Psr17Factory();
             $added = $factory->createUploadedFile($factory->createStream('added bytes'), 11, \UPLOAD_ERR_OK, 'b.txt', 'text/plain');
 
@@ -83,7 +68,7 @@ final class PsrMiddlewareRequestTest extends TestCase
             $seen = $r->getUploadedFiles();
 
             return Response::json([$r->getParsedBody(), $r->getAttribute('user')]);
-        });
+        }, 'POST');
 
         $response = $app->handle($request);
 
@@ -98,13 +83,13 @@ final class PsrMiddlewareRequestTest extends TestCase
     public function testAnUploadMovedByTheMiddlewareIsMovedForTheHandler(): void
     {
         $target = \sys_get_temp_dir() . '/petrel-psr-moved-' . \bin2hex(\random_bytes(4));
-        $app = self::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next) use ($target): ResponseInterface {
+        $app = PsrCallbackMiddleware::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next) use ($target): ResponseInterface {
             $doc = $request->getUploadedFiles()['doc'];
             \assert($doc instanceof \Psr\Http\Message\UploadedFileInterface);
             $doc->moveTo($target);
 
             return $next->handle($request->withAttribute('moved', true));
-        }, static fn (Request $r) => Response::text(\var_export($r->getUploadedFiles()['doc']->isMoved(), true)));
+        }, static fn (Request $r) => Response::text(\var_export($r->getUploadedFiles()['doc']->isMoved(), true)), 'POST');
         try {
             $response = $app->handle(Request::create('POST', '/', ['Content-Type' => 'multipart/form-data; boundary=b'], self::MULTIPART));
 
@@ -118,9 +103,9 @@ final class PsrMiddlewareRequestTest extends TestCase
     /** An HTTP/1.0 request rebuilt from PSR-7 became HTTP/1.1 (and keep-alive by default). */
     public function testTheProtocolVersionAndRemoteAddressAreKept(): void
     {
-        $app = self::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next): ResponseInterface {
+        $app = PsrCallbackMiddleware::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next): ResponseInterface {
             return $next->handle($request->withAttribute('a', 1));
-        }, static fn (Request $r) => Response::text($r->getProtocolVersion() . ' ' . $r->getRemoteAddress() . ' ' . \var_export($r->isKeepAlive(), true)));
+        }, static fn (Request $r) => Response::text($r->getProtocolVersion() . ' ' . $r->getRemoteAddress() . ' ' . \var_export($r->isKeepAlive(), true)), 'POST');
 
         $response = $app->handle(new Request('POST', '/', '1.0', ['host' => ['h']], '', [], '10.0.0.1:5'));
 
@@ -130,11 +115,11 @@ final class PsrMiddlewareRequestTest extends TestCase
     /** A body the middleware replaced (a decompression middleware) is the handler's body. */
     public function testABodyTheMiddlewareReplacedIsTheHandlersBody(): void
     {
-        $app = self::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next): ResponseInterface {
+        $app = PsrCallbackMiddleware::app(static function (ServerRequestInterface $request, RequestHandlerInterface $next): ResponseInterface {
             $plain = (string) \gzdecode((string) $request->getBody());
 
             return $next->handle($request->withoutHeader('Content-Encoding')->withBody((new Psr17Factory())->createStream($plain)));
-        }, static fn (Request $r) => Response::text($r->getBody() . ' ' . \var_export($r->hasHeader('Content-Encoding'), true)));
+        }, static fn (Request $r) => Response::text($r->getBody() . ' ' . \var_export($r->hasHeader('Content-Encoding'), true)), 'POST');
 
         $response = $app->handle(Request::create('POST', '/', ['Content-Encoding' => 'gzip'], (string) \gzencode('plain text')));
 

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Petrel\Tests\Unit\Web\Routing\Fixtures;
 
 use Nyholm\Psr7\Factory\Psr17Factory;
+use Petrel\Web\App;
 use Psr\Http\Message\ResponseInterface;
 use Psr\Http\Message\ServerRequestInterface;
 use Psr\Http\Server\MiddlewareInterface;
@@ -16,6 +17,23 @@ final class PsrCallbackMiddleware implements MiddlewareInterface
     /** @param \Closure(ServerRequestInterface, RequestHandlerInterface): ResponseInterface $process */
     public function __construct(private readonly \Closure $process)
     {
+    }
+
+    /**
+     * An app running $middleware in front of $action, the route at `/` for $method, errors
+     * not logged (the tests read the responses).
+     *
+     * @param \Closure(ServerRequestInterface, RequestHandlerInterface): ResponseInterface $middleware
+     */
+    public static function app(\Closure $middleware, \Closure $action, string $method = 'GET'): App
+    {
+        $app = new App();
+        $app->setErrorLogger(static function (): void {
+        });
+        $app->middleware(new self($middleware));
+        $app->map($method, '/', $action);
+
+        return $app;
     }
 
     /** A header middleware (security headers): the inner response re-headed. */
