@@ -35,7 +35,7 @@ final class AccessLog
     {
         $stream = @\fopen($target, 'ab');
         if ($stream === false) {
-            $reason = \preg_replace('/^fopen\(.*?\): (Failed to open stream: )?/i', '', \error_get_last()['message'] ?? '');
+            $reason = FopenFailure::reason('');
             throw new \RuntimeException("cannot open the access log {$target}" . ($reason !== '' ? ": {$reason}" : ''));
         }
 

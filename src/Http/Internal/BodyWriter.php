@@ -95,7 +95,7 @@ final class BodyWriter
     {
         $file = @\fopen($body->getPath(), 'rb');
         if ($file === false) {
-            throw new \RuntimeException("Cannot open {$body->getPath()} to send it: " . self::lastError() . '; the response was cut and its connection closed');
+            throw new \RuntimeException("Cannot open {$body->getPath()} to send it: " . FopenFailure::reason() . '; the response was cut and its connection closed');
         }
         try {
             \fseek($file, $body->getOffset());
@@ -112,10 +112,5 @@ final class BodyWriter
         } finally {
             \fclose($file);
         }
-    }
-
-    private static function lastError(): string
-    {
-        return (string) \preg_replace('/^fopen\(.*?\): (Failed to open stream: )?/i', '', \error_get_last()['message'] ?? 'unknown error');
     }
 }
