@@ -132,6 +132,7 @@ final class Master
         $pidFile?->write($pid);
         try {
             $this->workers->startWatchdog();
+            $this->workers->startTaskSlots();
             try {
                 $this->workers->spawnAll();
             } catch (ProcessException $error) {

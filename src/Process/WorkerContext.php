@@ -4,10 +4,13 @@ declare(strict_types=1);
 
 namespace Petrel\Process;
 
+use Petrel\Process\Internal\TaskSlot;
+
 /**
  * What a worker process knows of its master: its number, and a pipe to report that it is
  * ready, that it failed to boot, that it wants to be replaced, that it is dying of a fatal
- * error, and its status (requests, connections, memory…). One JSON object per line.
+ * error, and its status (requests, connections, memory…). One JSON object per line. A task
+ * worker also says which task it runs, in its slot in shared memory (taskStarted()).
  */
 final class WorkerContext
 {
@@ -18,11 +21,14 @@ final class WorkerContext
      * @param \FFI\CData|null $watchdogCells this worker's slot in the master's blocking
      *        watchdog (`int64_t *`, for Observability\BlockingDetector::start()); null when
      *        the master watches no loop (--block-threshold=0, a task worker, no FFI)
+     * @param TaskSlot|null $taskSlot a task worker's slot in the master's task slots; null
+     *        for an HTTP worker, or without FFI
      */
     public function __construct(
         public readonly int $number,
         private readonly mixed $pipe,
         public readonly ?\FFI\CData $watchdogCells = null,
+        private readonly ?TaskSlot $taskSlot = null,
     ) {
         $this->startedAt = \microtime(true);
     }
@@ -78,6 +84,24 @@ final class WorkerContext
             }
         });
         $driver->unreference($id);
+    }
+
+    /**
+     * A task worker, as a task starts: writes it in this process's task slot, with when its
+     * overrun guard's kill timer fires (microtime; null: none). A few writes to memory, no
+     * system call: it is done for every task, where the "busy" status is sent once per busy
+     * spell. The master reads the slot when it reaps this process, to name the task it died
+     * running and to tell its kill timer's SIGKILL from a crash. Nothing without a slot.
+     */
+    public function taskStarted(string $task, ?float $killAt): void
+    {
+        $this->taskSlot?->start($task, \microtime(true), $killAt);
+    }
+
+    /** A task worker, as the task ends: its slot says idle. */
+    public function taskEnded(): void
+    {
+        $this->taskSlot?->end();
     }
 
     /** @param array<string, mixed> $status shown by `petrel status` (and /metrics: its "metrics" key) */

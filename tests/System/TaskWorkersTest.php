@@ -91,8 +91,13 @@ final class TaskWorkersTest extends AsyncTestCase
         self::assertSame(500, $crash->status);
         self::assertMatchesRegularExpression('/TaskWorkerDiedException.*TestTask failed: task worker pid \d+ died while running it/', $crash->body);
         PetrelProcess::waitFor(static fn () => \count($taskPids()) === 2 && \array_diff($before, $taskPids()) !== [], 10, 'a replacement task worker');
-        // Named as last reported: the worker may have reported the block task it ran before.
-        self::assertMatchesRegularExpression('/task worker \d \(pid \d+\) was killed by signal 9 \(last reported running task \S+, \d+\.\d s before\); restarting/', $server->log());
+        // Its task slot names it (its busy status may name the block task it ran before).
+        self::assertMatchesRegularExpression(
+            self::hasTaskSlots()
+                ? '/task worker \d \(pid \d+\) was killed by signal 9 \(running task \S+TestTask, started \d+\.\d s before\); restarting/'
+                : '/task worker \d \(pid \d+\) was killed by signal 9 \(last reported running task \S+, \d+\.\d s before\); restarting/',
+            $server->log(),
+        );
         $echo = $this->async(static fn () => RawHttp::get($server->address, '/task?do=echo&arg=5'));
         self::assertSame(200, $echo->status, $echo->body);
         self::assertStringContainsString('"arg":5', $echo->body);
@@ -243,22 +248,74 @@ final class TaskWorkersTest extends AsyncTestCase
     /**
      * A task stuck in a C call past its deadline (a read PHP retries when a signal interrupts
      * it) is ended by its overrun guard's kill timer. The master logged "killed by signal 9"
-     * and counted a crash: it names the task and counts an overrun now.
+     * and counted a crash: it names the task and counts an overrun now. Here it follows
+     * another task in the same busy spell, the task the worker's one "busy" status named:
+     * its task slot names the task it died running.
      */
     public function testATaskWorkerItsKillTimerEndedIsLoggedWithItsTaskAndCountedAsAnOverrun(): void
     {
-        if (\Petrel\Task\Internal\KillTimer::create() === null) {
+        if (\Petrel\Task\Internal\KillTimer::create() === null || !self::hasTaskSlots()) {
             self::markTestSkipped('no kill timer here (Linux with ext-ffi only)');
         }
         $server = (new PetrelProcess(self::$app, ['--workers=1', '--task-workers=1', '--task-timeout=1']))->start();
         PetrelProcess::waitFor(static fn () => \count(self::taskWorkerPids($server->status())) === 1, 10, 'a ready task worker');
         [$stuck] = self::taskWorkerPids($server->status());
-        self::assertSame(500, RawHttp::get($server->address, '/task?do=hang')->status);
+        $statuses = $this->async(static function () use ($server): array {
+            $block = go(static fn () => RawHttp::get($server->address, '/block?ms=300')->status);
+            sleep(0.1); // the hang waits in the queue: it starts as the block task ends
+            $hang = RawHttp::get($server->address, '/task?do=hang')->status;
+
+            return [$block->join(), $hang];
+        }, 15.0);
+        self::assertSame([200, 500], $statuses);
         PetrelProcess::waitFor(static fn () => \str_contains($server->log(), "(pid {$stuck}) was killed"), 10, 'the kill timer');
-        self::assertMatchesRegularExpression("/task worker 1 \\(pid {$stuck}\\) was killed by signal 9 while running task \\S+TestTask \\(its overrun guard's kill timer; reported running it \\d+\\.\\d s before\\); restarting\\n/", $server->log());
+        self::assertMatchesRegularExpression("/task worker 1 \\(pid {$stuck}\\) was killed by signal 9 while running task \\S+TestTask \\(its overrun guard's kill timer; started \\d+\\.\\d s before\\); restarting\\n/", $server->log());
         PetrelProcess::waitFor(static fn () => ($server->status()['restarts']['overrun'] ?? 0) === 1, 5, 'the overrun in the status');
         self::assertSame(0, $server->status()['restarts']['crash']);
         self::assertSame(0, $server->stop());
+    }
+
+    /**
+     * kill -9 (or the OOM killer) during the second of two back-to-back tasks: the master
+     * named the first, which the worker's one "busy" status of the spell named ("last
+     * reported running task usleep"). Its task slot names the second now; and none once
+     * the worker is idle, though its status still says busy with the last spell's task.
+     */
+    public function testATaskWorkerKilledIsLoggedWithTheTaskItWasRunningAndNoneWhenIdle(): void
+    {
+        if (!self::hasTaskSlots()) {
+            self::markTestSkipped('no task slots here (ext-ffi)');
+        }
+        $server = (new PetrelProcess(self::$app, ['--workers=1', '--task-workers=1']))->start();
+        PetrelProcess::waitFor(static fn () => \count(self::taskWorkerPids($server->status())) === 1, 10, 'a ready task worker');
+        [$busy] = self::taskWorkerPids($server->status());
+        $statuses = $this->async(static function () use ($server, $busy): array {
+            $block = go(static fn () => RawHttp::get($server->address, '/block?ms=300')->status);
+            sleep(0.1);
+            $sleep = go(static fn () => RawHttp::get($server->address, '/task?do=sleep&arg=5000&timeout=10')->status);
+            $blocked = $block->join(); // the sleep task starts now, in the same busy spell
+            sleep(0.2);
+            \posix_kill($busy, \SIGKILL);
+
+            return [$blocked, $sleep->join()];
+        }, 15.0);
+        self::assertSame([200, 500], $statuses);
+        PetrelProcess::waitFor(static fn () => \str_contains($server->log(), "(pid {$busy}) was killed"), 5, 'the death');
+        self::assertMatchesRegularExpression("/task worker 1 \\(pid {$busy}\\) was killed by signal 9 \\(running task \\S+TestTask, started \\d+\\.\\d s before\\); restarting\\n/", $server->log());
+
+        PetrelProcess::waitFor(static fn () => \count(self::taskWorkerPids($server->status())) === 1 && self::taskWorkerPids($server->status()) !== [$busy], 10, 'a replacement');
+        [$idle] = self::taskWorkerPids($server->status());
+        self::assertSame(200, RawHttp::get($server->address, '/block?ms=10')->status);
+        \posix_kill($idle, \SIGKILL); // idle, within the busy spell its status tells of
+        PetrelProcess::waitFor(static fn () => \str_contains($server->log(), "(pid {$idle}) was killed"), 5, 'the death');
+        self::assertMatchesRegularExpression("/task worker 1 \\(pid {$idle}\\) was killed by signal 9; restarting/", $server->log());
+        self::assertSame(0, $server->stop());
+    }
+
+    /** Whether a master here has task slots (shared memory through FFI). */
+    private static function hasTaskSlots(): bool
+    {
+        return \Petrel\Process\Internal\TaskSlots::map(1) !== null;
     }
 
     /**

@@ -22,7 +22,8 @@ use function Petrel\run;
  * handler; its boot may connect, start timers…) but the Composer autoloader of the APP's
  * project, so tasks can use the application's classes; it shares no state with the HTTP
  * workers. It serves tasks on the Unix socket the master bound (TaskServer), reports its
- * status (tasks run, idle or busy with which task), asks for a replacement after
+ * status (tasks run, idle or busy with which task; and in its task slot, every task it
+ * starts and ends: WorkerContext::taskStarted()), asks for a replacement after
  * --max-requests tasks or past --max-memory, and stops gracefully on SIGTERM: the running
  * task finishes first. A task still running 2 s past its caller's deadline ends this
  * process (TaskServer, exit code 124), saying which task and how long it ran as "dying" on
@@ -66,13 +67,17 @@ final class TaskWorker
         $server = new TaskServer(
             new SocketServer($this->taskListener),
             onStart: static function (string $task) use ($context, &$busy, &$server): void {
-                if (!$busy) { // once per busy spell: the timer below cannot run during a blocking task
+                \assert($server instanceof TaskServer);
+                $context->taskStarted($task, $server->killAt()); // every task: the master names the one this process dies in
+                if (!$busy) { // once per busy spell (one per task cost ~20 % of tasks/s); the timer below cannot run during a blocking task
                     $busy = true;
-                    \assert($server instanceof TaskServer);
                     $context->reportStatus(['requests' => $server->tasks(), 'activity' => 'busy', 'task' => $task, 'kill_at' => $server->killAt()]);
                 }
             },
-            onFinish: $recycle->afterRequest(...),
+            onFinish: static function (int $tasks) use ($context, $recycle): void {
+                $context->taskEnded();
+                $recycle->afterRequest($tasks);
+            },
             onDeath: $context->dying(...),
         );
         $scheduler = Scheduler::get();

@@ -21,11 +21,14 @@ use Petrel\Process\ProcessException;
  * served by no one.
  *
  * A task worker its overrun guard ended (Task\TaskServer: exit code 124; or a SIGKILL when
- * its last status said the guard's kill timer would fire, "kill_at") is no crash: the task
- * ran past its caller's deadline, the worker was healthy. It is restarted at once, counted
- * as an "overrun". One killed by a signal is logged with the task its last status named:
- * "while running" it when its kill timer did it, "last reported running" otherwise (a busy
- * status is sent once per busy spell: another task may have started since).
+ * the guard's kill timer was due for the task it was running) is no crash: the task ran
+ * past its caller's deadline, the worker was healthy. It is restarted at once, counted as
+ * an "overrun". One killed by a signal is logged with the task it was running ("while
+ * running" it when its kill timer did it) and when that task started, both from its task
+ * slot (TaskSlots, read at the reap: exact). Without one (no FFI) the master knows only
+ * the task and kill time of the worker's last status: "last reported running" (a busy
+ * status is sent once per busy spell: another task may have started since, and the kill
+ * timer's SIGKILL of a later task is taken for a crash).
  *
  * @internal
  */
@@ -34,7 +37,7 @@ final class RestartSchedule
     private const DELAY_MAX = 10.0;
     /** Task\TaskServer::EXIT_OVERRUN (as timeout(1)); Process does not depend on Task. */
     private const EXIT_OVERRUN = 124;
-    /** How long after its "kill_at" a task worker's SIGKILL is taken for its kill timer's. */
+    /** How long after its kill time a task worker's SIGKILL is taken for its kill timer's. */
     private const KILL_TIMER_SLACK = 2.0;
 
     /** @var array<int, float> worker number => when to start it again */
@@ -132,27 +135,45 @@ final class RestartSchedule
 
     /**
      * A task worker SIGKILLed by its overrun guard's kill timer (a task stuck in a C call past
-     * its deadline): its last status named a task and when that timer would fire. Any other
-     * SIGKILL (the OOM killer, kill -9, a task killing its own process) is a crash.
+     * its deadline): it was running a task whose kill time has come, by its task slot (or,
+     * without one, by its last status). Any other SIGKILL (the OOM killer, kill -9, a task
+     * killing its own process) is a crash.
      */
     private static function killedByItsKillTimer(WorkerHandle $worker, string $reason, float $now): bool
     {
-        $killAt = $worker->status['kill_at'] ?? null;
+        if ($worker->kind !== WorkerHandle::TASK || $reason !== 'was killed by signal ' . \SIGKILL) {
+            return false;
+        }
+        $killAt = $worker->taskSlot !== null
+            ? $worker->taskAtExit['killAt'] ?? null
+            : ($worker->lastTask() !== null ? $worker->status['kill_at'] ?? null : null);
 
-        return $worker->kind === WorkerHandle::TASK
-            && $reason === 'was killed by signal ' . \SIGKILL
-            && $worker->lastTask() !== null
-            && (\is_int($killAt) || \is_float($killAt))
+        return (\is_int($killAt) || \is_float($killAt))
             && $now >= $killAt - 0.1
             && $now <= $killAt + self::KILL_TIMER_SLACK;
     }
 
-    /** Why it died, as far as the master knows: the worker's own words, or the task its last status named. */
+    /**
+     * Why it died, as far as the master knows: the worker's own words, or the task it was
+     * running (its task slot's; without one, the task its last status named).
+     */
     private static function why(WorkerHandle $worker, bool $killTimer, float $now): string
     {
         $why = $worker->error ?? $worker->dyingBecause;
         if ($why !== null) {
             return " ({$why})";
+        }
+        if ($worker->taskSlot !== null) {
+            $running = $worker->taskAtExit;
+            if ($running === null) {
+                return '';
+            }
+
+            return \sprintf(
+                $killTimer ? " while running task %s (its overrun guard's kill timer; started %.1f s before)" : ' (running task %s, started %.1f s before)',
+                $running['task'],
+                $now - $running['startedAt'],
+            );
         }
         $task = $worker->lastTask();
         if ($task === null) {

@@ -40,6 +40,13 @@ final class WorkerHandle
      * quarter of a core under `--max-requests=3000`) until the worker was reaped.
      */
     public bool $talking = true;
+    /**
+     * What its task slot said when the master reaped it (TaskSlots::forget()): the task it
+     * was running as it died; null when idle, or without a slot ($taskSlot null).
+     *
+     * @var array{task: string, startedAt: float, killAt: ?float}|null
+     */
+    public ?array $taskAtExit = null;
     public readonly float $startedAt;
 
     /**
@@ -47,6 +54,8 @@ final class WorkerHandle
      * @param resource $pipe the master's end of the worker's pipe
      * @param self::HTTP|self::TASK $kind
      * @param int $shownNumber the number within its kind (task worker 1, 2…)
+     * @param TaskSlot|null $taskSlot a task worker's slot in shared memory, or null (an HTTP
+     *        worker; no FFI; every slot in use: then only lastTask() tells)
      */
     public function __construct(
         public readonly int $pid,
@@ -54,6 +63,7 @@ final class WorkerHandle
         public readonly mixed $pipe,
         public readonly string $kind,
         public readonly int $shownNumber,
+        public readonly ?TaskSlot $taskSlot = null,
     ) {
         $this->startedAt = \microtime(true);
     }
@@ -64,7 +74,11 @@ final class WorkerHandle
         return ($this->kind === self::TASK ? 'task worker ' : 'worker ') . $this->shownNumber;
     }
 
-    /** The task the worker's last status said it was running (a task worker's "busy"), or null. */
+    /**
+     * The task the worker's last status said it was running (a task worker's "busy"), or
+     * null. A task worker sends "busy" once per busy spell: it names the spell's first task.
+     * Its task slot ($taskAtExit), where there is one, names the one it died running.
+     */
     public function lastTask(): ?string
     {
         $task = $this->status['task'] ?? null;

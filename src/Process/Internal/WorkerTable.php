@@ -15,8 +15,8 @@ use Petrel\Process\WorkerContext;
 use Throwable;
 
 /**
- * The master's worker processes, by pid: forks them (a pipe and, for an HTTP worker, a
- * blocking-watchdog slot each), signals them and reaps them.
+ * The master's worker processes, by pid: forks them (a pipe each, and a blocking-watchdog
+ * slot for an HTTP worker, a task slot for a task worker), signals them and reaps them.
  *
  * Worker numbers run 1..slots(): the workers, then the task workers. Several processes may
  * share a number for a while (a recycle's successor or a reload's new generation beside the
@@ -24,6 +24,7 @@ use Throwable;
  *
  * The watchdog (MasterConfig::$blockThreshold) is mapped by startWatchdog() before the first
  * fork; each HTTP worker process claims a slot at its fork and frees it when it is reaped.
+ * The task slots (TaskSlots) likewise, by startTaskSlots(), for the task worker processes.
  *
  * @internal
  */
@@ -41,6 +42,7 @@ final class WorkerTable
     /** @var array<int, WorkerHandle> by pid, in the order they were forked */
     private array $workers = [];
     private ?BlockingWatchdog $watchdog = null;
+    private ?TaskSlots $taskSlots = null;
 
     /**
      * @param Closure(WorkerContext): int $workerEntry
@@ -69,6 +71,12 @@ final class WorkerTable
         } catch (\RuntimeException $error) {
             ($this->log)("the blocking detector is off: {$error->getMessage()}");
         }
+    }
+
+    /** Maps the task workers' slots, when there are task workers and FFI allows it (TaskSlots::map()). */
+    public function startTaskSlots(): void
+    {
+        $this->taskSlots = TaskSlots::map($this->config->taskWorkers);
     }
 
     /** The blocking watchdog the master's wait polls, or null when there is none. */
@@ -162,11 +170,13 @@ final class WorkerTable
             ($this->log)("{$this->labelOf($number)} starts without the blocking detector: all {$this->watchdog->capacity} slots are in use");
         }
         $cells = $slot !== null ? $this->watchdog?->cells($slot) : null;
+        $taskSlot = $this->isTask($number) ? $this->taskSlots?->claim() : null;
+        if ($taskSlot === null && $this->taskSlots !== null && $this->isTask($number)) {
+            ($this->log)("{$this->labelOf($number)} starts without a task slot: all {$this->taskSlots->capacity} are in use");
+        }
         $pair = @\stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
         if ($pair === false) {
-            if ($slot !== null) {
-                $this->watchdog?->release($slot);
-            }
+            $this->releaseSlots($slot, $taskSlot);
             throw new ProcessException('Cannot create a pipe for a new worker: ' . \preg_replace('/^stream_socket_pair\(\): /', '', \error_get_last()['message'] ?? 'unknown error'));
         }
         // The signals a worker resets are blocked across the fork, so a SIGTERM sent to a
@@ -180,14 +190,12 @@ final class WorkerTable
             \pcntl_sigprocmask(\SIG_SETMASK, $mask);
         }
         if ($pid === -1) {
-            if ($slot !== null) {
-                $this->watchdog?->release($slot);
-            }
+            $this->releaseSlots($slot, $taskSlot);
             throw new ProcessException('fork() failed: ' . \pcntl_strerror(\pcntl_get_last_error()));
         }
         if ($pid === 0) {
             \fclose($pair[0]);
-            exit($this->runWorker($number, $pair[1], $cells, $mask));
+            exit($this->runWorker($number, $pair[1], $cells, $taskSlot, $mask));
         }
         if ($slot !== null) {
             $this->watchdog?->watch($slot, $pid);
@@ -195,14 +203,14 @@ final class WorkerTable
         \fclose($pair[1]);
         \stream_set_blocking($pair[0], false);
         $kind = $this->isTask($number) ? WorkerHandle::TASK : WorkerHandle::HTTP;
-        $this->workers[$pid] = new WorkerHandle($pid, $number, $pair[0], $kind, $this->numberInKind($number));
+        $this->workers[$pid] = new WorkerHandle($pid, $number, $pair[0], $kind, $this->numberInKind($number), $taskSlot);
 
         return $pid;
     }
 
     /**
-     * Collects exited workers without blocking, reading what each said last and freeing
-     * its watchdog slot.
+     * Collects exited workers without blocking, reading what each said last (on its pipe;
+     * a task worker's task slot too) and freeing its slots.
      *
      * @return list<array{WorkerHandle, string}> each with a description of how it ended
      */
@@ -216,6 +224,7 @@ final class WorkerTable
             }
             unset($this->workers[$pid]);
             $this->watchdog?->forget($pid);
+            $this->taskSlots?->forget($worker);
             $worker->readMessages();
             @\fclose($worker->pipe);
             $reason = \pcntl_wifsignaled($status)
@@ -285,7 +294,7 @@ final class WorkerTable
      * @param list<int> $mask the signal mask before the fork, restored once the master's
      *                        handlers are gone (a SIGTERM that came meanwhile ends the worker)
      */
-    private function runWorker(int $number, mixed $pipe, ?\FFI\CData $watchdogCells, array $mask): int
+    private function runWorker(int $number, mixed $pipe, ?\FFI\CData $watchdogCells, ?TaskSlot $taskSlot, array $mask): int
     {
         foreach (self::RESET_SIGNALS as $signal) {
             \pcntl_signal($signal, $signal === \SIGHUP ? \SIG_IGN : \SIG_DFL);
@@ -301,11 +310,12 @@ final class WorkerTable
         }
         $this->workers = [];
         $this->watchdog = null; // the master's: a worker only writes its own slot
+        $this->taskSlots = null;
         \mt_srand(\random_int(0, \PHP_INT_MAX));
         Scheduler::reset();
         $label = $this->labelOf($number);
         @\cli_set_process_title("{$this->config->title}: {$label}");
-        $context = new WorkerContext($this->numberInKind($number), $pipe, $watchdogCells);
+        $context = new WorkerContext($this->numberInKind($number), $pipe, $watchdogCells, $taskSlot);
         OpcacheRevalidation::run(); // the code on disk, not the master's first compile of it
         try {
             $entry = $this->isTask($number) ? $this->taskWorkerEntry : $this->workerEntry;
@@ -317,6 +327,17 @@ final class WorkerTable
             Log::stderr("petrel: {$label} failed: {$error}\n");
 
             return 70;
+        }
+    }
+
+    /** Frees the slots claimed for a worker that could not be forked. */
+    private function releaseSlots(?int $watchdogSlot, ?TaskSlot $taskSlot): void
+    {
+        if ($watchdogSlot !== null) {
+            $this->watchdog?->release($watchdogSlot);
+        }
+        if ($taskSlot !== null) {
+            $this->taskSlots?->release($taskSlot);
         }
     }
 

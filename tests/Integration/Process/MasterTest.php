@@ -201,42 +201,76 @@ final class MasterTest extends TestCase
     }
 
     /**
-     * A task worker killed by a signal was logged as "was killed by signal 9" and no more,
-     * though its last status named the task it was busy with. That task is named now, as
-     * what it last reported (another task may have started since); the death is a crash,
-     * and one at boot still backs off.
+     * A task worker killed by a signal was logged as "was killed by signal 9" and no more.
+     * Then with the task its last status named, but a task worker reports "busy" once per
+     * busy spell: under back-to-back tasks that was the spell's first task, not the one it
+     * died running. Its task slot names that one now; the death is a crash, and one at boot
+     * still backs off.
      */
-    public function testATaskWorkerKilledWhileBusyIsLoggedWithTheTaskItLastReported(): void
+    public function testATaskWorkerKilledDuringTheSecondTaskOfABusySpellIsLoggedWithThatTask(): void
     {
         $this->startMaster(workers: 1, taskWorkers: 1);
         $busy = $this->taskWorkerPid();
         $this->reportStatus($busy, ['activity' => 'busy', 'task' => 'App\\Report::build', 'kill_at' => \microtime(true) + 60]);
+        $this->runTask($busy, 'App\\Report::build', \microtime(true) + 60);
+        $this->runTask($busy, 'App\\Mail::send', \microtime(true) + 60); // same spell: no status
         \file_put_contents("{$this->dir}/next-boot", 'kill'); // its replacement dies at boot
         \posix_kill($busy, \SIGKILL);
         PetrelProcess::waitFor(fn (): bool => \str_contains($this->log(), 'restarting in'), 5, "the replacement's death at boot; the master's log:\n" . $this->log());
-        self::assertMatchesRegularExpression('/task worker 1 \(pid ' . $busy . '\) was killed by signal 9 \(last reported running task App\\\\Report::build, \d+\.\d s before\); restarting\n/', $this->log());
+        self::assertMatchesRegularExpression('/task worker 1 \(pid ' . $busy . '\) was killed by signal 9 \(running task App\\\\Mail::send, started \d+\.\d s before\); restarting\n/', $this->log());
         self::assertMatchesRegularExpression('/task worker 1 \(pid \d+\) was killed by signal 9; restarting in 0\.1 s/', $this->log());
         PetrelProcess::waitFor(fn (): bool => ($this->masterStatus()['restarts']['crash'] ?? 0) === 2, 5, 'two crashes in the status');
         self::assertSame(0, $this->masterStatus()['restarts']['overrun']);
     }
 
+    /** Idle after its tasks, within the busy spell its status still tells of: no task is named. */
+    public function testATaskWorkerKilledWhileIdleAfterTasksIsLoggedWithNoTask(): void
+    {
+        $this->startMaster(workers: 1, taskWorkers: 1);
+        $idle = $this->taskWorkerPid();
+        $this->reportStatus($idle, ['activity' => 'busy', 'task' => 'App\\Report::build', 'kill_at' => \microtime(true) + 60]);
+        $this->runTask($idle, 'App\\Report::build', \microtime(true) + 60);
+        $this->runTask($idle, null); // it ended
+        \posix_kill($idle, \SIGKILL);
+        PetrelProcess::waitFor(fn (): bool => \str_contains($this->log(), "(pid {$idle}) was killed"), 5, "the death; the master's log:\n" . $this->log());
+        self::assertMatchesRegularExpression('/task worker 1 \(pid ' . $idle . '\) was killed by signal 9; restarting/', $this->log());
+    }
+
+    /**
+     * Without shared memory (no FFI) there are no task slots: a task worker killed by a
+     * signal is logged with the task its last status named, as what it last reported.
+     */
+    public function testWithoutTaskSlotsATaskWorkerKilledWhileBusyIsLoggedWithTheTaskItLastReported(): void
+    {
+        $this->startMaster(workers: 1, taskWorkers: 1, ffi: false);
+        $busy = $this->taskWorkerPid();
+        $this->reportStatus($busy, ['activity' => 'busy', 'task' => 'App\\Report::build', 'kill_at' => \microtime(true) + 60]);
+        $this->runTask($busy, 'App\\Mail::send', \microtime(true) + 60); // no slot: nothing written
+        \posix_kill($busy, \SIGKILL);
+        PetrelProcess::waitFor(fn (): bool => \str_contains($this->log(), "(pid {$busy}) was killed"), 5, "the death; the master's log:\n" . $this->log());
+        self::assertMatchesRegularExpression('/task worker 1 \(pid ' . $busy . '\) was killed by signal 9 \(last reported running task App\\\\Report::build, \d+\.\d s before\); restarting/', $this->log());
+    }
+
     /**
      * A task worker its overrun guard ended (exit code 124; or SIGKILL by the guard's kill
-     * timer, at the time its status said) counted as a crash in the status and /metrics, and
-     * one that did so young was restarted with the back-off. It is an "overrun" now, and is
-     * restarted at once.
+     * timer, at the kill time of the task it was running) counted as a crash in the status
+     * and /metrics, and one that did so young was restarted with the back-off. It is an
+     * "overrun" now, and is restarted at once; also when the task killed was not the first of
+     * its busy spell, the one (with its kill time) that its status named.
      */
     public function testATaskWorkerItsOverrunGuardEndedIsCountedAsAnOverrunAndRestartedAtOnce(): void
     {
         $this->startMaster(workers: 1, taskWorkers: 1);
         $stuck = $this->taskWorkerPid();
+        $this->reportStatus($stuck, ['activity' => 'busy', 'task' => 'App\\Report::build', 'kill_at' => \microtime(true) + 60]);
+        $this->runTask($stuck, 'App\\Report::build', \microtime(true) + 60);
         $killAt = \microtime(true) + 0.3;
-        $this->reportStatus($stuck, ['activity' => 'busy', 'task' => 'App\\Report::build', 'kill_at' => $killAt]);
+        $this->runTask($stuck, 'App\\Mail::send', $killAt); // same spell: no status
         \file_put_contents("{$this->dir}/next-boot", '124'); // its replacement overruns at once
         \usleep((int) \max(0, ($killAt - \microtime(true)) * 1e6));
         \posix_kill($stuck, \SIGKILL); // as its kill timer would
         PetrelProcess::waitFor(fn (): bool => \str_contains($this->log(), 'exited with code 124'), 5, "the replacement's exit; the master's log:\n" . $this->log());
-        self::assertMatchesRegularExpression("/task worker 1 \\(pid {$stuck}\\) was killed by signal 9 while running task App\\\\Report::build \\(its overrun guard's kill timer; reported running it \\d+\\.\\d s before\\); restarting\\n/", $this->log());
+        self::assertMatchesRegularExpression("/task worker 1 \\(pid {$stuck}\\) was killed by signal 9 while running task App\\\\Mail::send \\(its overrun guard's kill timer; started \\d+\\.\\d s before\\); restarting\\n/", $this->log());
         self::assertMatchesRegularExpression('/task worker 1 \(pid \d+\) exited with code 124; restarting\n/', $this->log());
         PetrelProcess::waitFor(fn (): bool => ($this->masterStatus()['restarts']['overrun'] ?? 0) === 2, 5, "two overruns in the status; it says:\n" . \json_encode($this->masterStatus()['restarts'] ?? null));
         self::assertSame(0, $this->masterStatus()['restarts']['crash']);
@@ -258,9 +292,10 @@ final class MasterTest extends TestCase
         return $this->process !== null && \proc_get_status($this->process)['running'];
     }
 
-    private function startMaster(int $workers, float $gracefulTimeout = 5.0, float $bootTimeout = 10.0, bool $awaitReady = true, int $taskWorkers = 0): void
+    /** @param bool $ffi false: the master runs with ffi.enable=0, so without task slots */
+    private function startMaster(int $workers, float $gracefulTimeout = 5.0, float $bootTimeout = 10.0, bool $awaitReady = true, int $taskWorkers = 0, bool $ffi = true): void
     {
-        $command = [\PHP_BINARY, __DIR__ . '/fixtures/master.php', $this->dir, (string) $workers, (string) $gracefulTimeout, (string) $bootTimeout, (string) $taskWorkers];
+        $command = [\PHP_BINARY, ...($ffi ? [] : ['-d', 'ffi.enable=0']), __DIR__ . '/fixtures/master.php', $this->dir, (string) $workers, (string) $gracefulTimeout, (string) $bootTimeout, (string) $taskWorkers];
         $this->process = \proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['file', "{$this->dir}/stdout", 'a'], 2 => ['file', "{$this->dir}/stdout", 'a']], $pipes);
         self::assertIsResource($this->process);
         if ($awaitReady) {
@@ -289,6 +324,13 @@ final class MasterTest extends TestCase
     {
         \file_put_contents("{$this->dir}/report-{$pid}.json", \json_encode($status, \JSON_THROW_ON_ERROR));
         PetrelProcess::waitFor(fn (): bool => !\file_exists("{$this->dir}/report-{$pid}.json"), 5, "worker {$pid} to report its status");
+    }
+
+    /** Makes task worker $pid write in its task slot that $task starts (null: that its task ended), and waits until it did. */
+    private function runTask(int $pid, ?string $task, ?float $killAt = null): void
+    {
+        \file_put_contents("{$this->dir}/task-{$pid}.json", \json_encode($task !== null ? ['task' => $task, 'kill_at' => $killAt] : new \stdClass(), \JSON_THROW_ON_ERROR));
+        PetrelProcess::waitFor(fn (): bool => !\file_exists("{$this->dir}/task-{$pid}.json"), 5, "task worker {$pid} to write its task slot");
     }
 
     private function signalMaster(int $signal): void
