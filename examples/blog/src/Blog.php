@@ -51,7 +51,7 @@ final class Blog
             globals: ['site' => 'Petrel blog'],
         );
         $view->addFunction('csrf_field', Csrf::field(...), safeHtml: true);
-        $view->addFunction('url', $app->url(...));
+        $view->addFunction('url', $app->url(...), pure: true); // routes are fixed at boot: url('home') runs once
 
         $container->set(Settings::class, $settings);
         $container->set(Database::class, $db);

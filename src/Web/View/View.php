@@ -155,8 +155,13 @@ final class View
      * the first render (once Twig has compiled a template it refuses new ones: ViewError). Its
      * result is escaped like any value unless $safeHtml says it returns HTML meant to be
      * output as is (e.g. `csrf_field()`); then escaping its input is its own job.
+     *
+     * $pure says its result depends on its arguments only, for as long as the worker runs
+     * (`$app->url(...)`: routes are fixed at boot): a call with constant arguments
+     * (`url('home')`) then runs once, and later renders print the result it returned. Not
+     * for a function that reads the request, the session or the clock (`csrf_field()`).
      */
-    public function addFunction(string $name, callable $function, bool $safeHtml = false): void
+    public function addFunction(string $name, callable $function, bool $safeHtml = false, bool $pure = false): void
     {
         $options = ['node_class' => DirectFunctionExpression::class];
         if ($safeHtml) {
@@ -168,6 +173,9 @@ final class View
             throw new ViewError("Add function \"{$name}\" at boot, before the first render: " . $e->getMessage(), 0, $e);
         }
         $this->functions->callables[$name] = $function(...);
+        if ($pure) {
+            $this->functions->pure[$name] = true;
+        }
     }
 
     public function isDebug(): bool

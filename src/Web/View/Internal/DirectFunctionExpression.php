@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Petrel\Web\View\Internal;
 
 use Twig\Compiler;
+use Twig\Node\Expression\ConstantExpression;
 use Twig\Node\Expression\FunctionExpression;
 use Twig\TwigFunction;
 
@@ -24,6 +25,17 @@ use Twig\TwigFunction;
  * everything around the call (escaping by is_safe, deprecations, the sandbox's checks):
  * only the expression that names the callable differs.
  *
+ * A function added as pure (`addFunction('url', $app->url(...), pure: true)`: its result
+ * depends on its arguments only) and called with constant arguments is called once, its
+ * result remembered by the View (ViewFunctions) and read on later calls:
+ *
+ *     (($_v0 = $this->extensions['...ViewFunctions'])->results['url(\'home\')']
+ *         ?? $_v0->remember('url(\'home\')', 'url', ($_v0->callables['url'])("home")))
+ *
+ * The lookup costs ~150 instructions where App::url() costs ~1,000 (a call to the closure,
+ * App::url(), UrlGenerator::generate()): blog `GET /` calls `url()` three times. A call
+ * that fails is not remembered: it fails again on the next render, with the same error.
+ *
  * @internal set as the node class of the functions View::addFunction() adds
  */
 final class DirectFunctionExpression extends FunctionExpression
@@ -34,12 +46,55 @@ final class DirectFunctionExpression extends FunctionExpression
         \assert($function instanceof TwigFunction);
         // The name it was added under: a dynamic function ("link_*") is one entry for all
         // the names it matches, the matched parts being passed as its first arguments.
+        $name = $function->getDynamicName();
+        $call = $this->constantCall($compiler, $name);
+        if ($call === null) {
+            $compiler
+                ->raw('($this->extensions[')
+                ->repr(ViewFunctions::class)
+                ->raw(']->callables[')
+                ->repr($name)
+                ->raw('])');
+            $this->compileArguments($compiler);
+
+            return;
+        }
+        $functions = '$' . $compiler->getVarName();
         $compiler
-            ->raw('($this->extensions[')
+            ->raw("(({$functions} = \$this->extensions[")
             ->repr(ViewFunctions::class)
-            ->raw(']->callables[')
-            ->repr($function->getDynamicName())
+            ->raw("])->results[")
+            ->string($call)
+            ->raw("] ?? {$functions}->remember(")
+            ->string($call)
+            ->raw(', ')
+            ->string($name)
+            ->raw(", ({$functions}->callables[")
+            ->string($name)
             ->raw('])');
         $this->compileArguments($compiler);
+        $compiler->raw('))');
+    }
+
+    /**
+     * The call as a key of the remembered results (the name in the template and the
+     * arguments: `url('home')`), if the function is pure in the compiling View and every
+     * argument is a constant; null otherwise.
+     */
+    private function constantCall(Compiler $compiler, string $name): ?string
+    {
+        $env = $compiler->getEnvironment();
+        if (!$env->hasExtension(ViewFunctions::class) || !isset($env->getExtension(ViewFunctions::class)->pure[$name])) {
+            return null;
+        }
+        $arguments = [];
+        foreach ($this->getNode('arguments') as $key => $argument) {
+            if (!$argument instanceof ConstantExpression) {
+                return null;
+            }
+            $arguments[] = (\is_int($key) ? '' : "{$key}: ") . \var_export($argument->getAttribute('value'), true);
+        }
+
+        return $this->getAttribute('name') . '(' . \implode(', ', $arguments) . ')';
     }
 }

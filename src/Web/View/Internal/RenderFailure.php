@@ -41,14 +41,27 @@ final class RenderFailure
      */
     public static function compileCall(Compiler $compiler, string $template, \Closure $call): void
     {
+        self::compileTry($compiler, $template, static function (Compiler $compiler) use ($template, $call): void {
+            $compiler->write("yield from {$template}->");
+            $call($compiler);
+            $compiler->raw(";\n");
+        });
+    }
+
+    /**
+     * compileCall() with statements of its own inside the `try` (DirectBlockNode's choice
+     * of the block method's name), each a `yield from` of a call on $template.
+     *
+     * @param \Closure(Compiler): mixed $body compiles the statements, indented
+     */
+    public static function compileTry(Compiler $compiler, string $template, \Closure $body): void
+    {
         $error = '$' . $compiler->getVarName();
         $compiler
             ->write("try {\n")
-            ->indent()
-            ->write("yield from {$template}->");
-        $call($compiler);
+            ->indent();
+        $body($compiler);
         $compiler
-            ->raw(";\n")
             ->outdent()
             ->write("} catch (\\Throwable {$error}) {\n")
             ->indent()

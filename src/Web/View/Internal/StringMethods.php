@@ -17,11 +17,12 @@ namespace Petrel\Web\View\Internal;
  *
  *     yield EXPR;                                  $__petrelOut .= EXPR;
  *     yield from $t->doDisplay(ARGS);              $__petrelOut .= $t->petrelDisplay(ARGS);
+ *     yield from $t->block_NAME(ARGS);             $__petrelOut .= $t->petrel_block_NAME(ARGS);
  *     yield from $b[0]->{$b[1]}(ARGS);             $__petrelOut .= $b[0]->{'petrel_' . $b[1]}(ARGS);
  *     yield from EXPR;   (anything else)           foreach (EXPR as $__petrelPiece) { $__petrelOut .= $__petrelPiece; }
  *     return;                                      return $__petrelOut;
  *
- * The two direct calls are the ones the structure shortcuts compile (DirectParentNode,
+ * The direct calls are the ones the structure shortcuts compile (DirectParentNode,
  * DirectIncludeNode, DirectBlockNode), on templates of the same Environment, which all get
  * these methods; anything else a generator yields from (Twig's yieldBlock(), yield() of a
  * template named at run time, `parent()`) is collected as it comes. Concatenation converts
@@ -246,8 +247,9 @@ final class StringMethods
             $arguments = $this->code->matchingBackwards($last);
             $method = $this->code->previousSignificantIndex($arguments);
             $arrow = $method === null ? null : $this->code->previousSignificantIndex($method);
-            if ($arrow !== null && $this->tokens[$method]->text === 'doDisplay' && $this->tokens[$arrow]->is(\T_OBJECT_OPERATOR) && $this->code->depthZero($from, $arrow)) {
-                return self::OUT . ' .=' . $this->code->text($from, $method - 1) . 'petrelDisplay' . $this->code->text($method + 1, $to);
+            if ($arrow !== null && $this->tokens[$method]->is(\T_STRING) && ($string = self::stringName($this->tokens[$method]->text)) !== ''
+                && $this->tokens[$arrow]->is(\T_OBJECT_OPERATOR) && $this->code->depthZero($from, $arrow)) {
+                return self::OUT . ' .=' . $this->code->text($from, $method - 1) . $string . $this->code->text($method + 1, $to);
             }
             if ($method !== null && $this->tokens[$method]->text === '}') {
                 $brace = $this->code->matchingBackwards($method);

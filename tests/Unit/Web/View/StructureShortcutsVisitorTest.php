@@ -74,6 +74,8 @@ final class StructureShortcutsVisitorTest extends AsyncTestCase
         yield 'embed' => ["x{% embed 'layout' %}{% block body %}E{{ name }}{% include 'part' %}{% endblock %}{% endembed %}y"];
         yield 'use' => ["{% use 'blocks' %}[{{ block('a') }}|{% block b %}b{{ parent() }}{% endblock %}]"];
         yield 'use in a child' => ["{% extends 'layout' %}{% use 'blocks' %}{% block body %}{{ block('a') }}{% endblock %}"];
+        // The layout displays `body`, whose method is the used template's block_a, not a block_body.
+        yield 'use with a rename, displayed by the layout' => ["{% extends 'layout' %}{% use 'blocks' with a as body, b as footer %}"];
         yield 'with' => ["{% with {name: 'other'} %}{% block w %}{{ name }}{% endblock %}{% endwith %}{{ name }}"];
         // The globals (site, global) where the included or parent template runs with the
         // including code's context, not one with the globals added again.
@@ -123,6 +125,9 @@ final class StructureShortcutsVisitorTest extends AsyncTestCase
         // block $blocks lacks); the include that may be missing is left to Twig.
         $direct = self::compiled($template, true);
         self::assertSame(1, \substr_count($direct, '->{$_v0[1]}($context, $blocks)'), $direct);
+        // The block's own method by its name, the one in $blocks only for a block used under another name.
+        self::assertSame(1, \substr_count($direct, "if (\$_v0[1] === 'block_x') {"), $direct);
+        self::assertSame(1, \substr_count($direct, '->block_x($context, $blocks)'), $direct);
         self::assertSame(1, \substr_count($direct, '->doDisplay($context, '), $direct);
         self::assertSame(1, \substr_count($direct, '->unwrap()->yield('), $direct);
         self::assertSame(2, \substr_count($direct, RenderFailure::class . '::rethrow('), $direct);

@@ -129,6 +129,73 @@ final class ViewFunctionsTest extends TestCase
         self::assertSame('first', $first->render('t.twig'));
     }
 
+    public function testAPureFunctionCalledWithConstantArgumentsRunsOnce(): void
+    {
+        $source = '{{ url("a") }}|{{ url("a") }}|{{ url(route: "b") }}|{% for i in 1..2 %}{{ url("p", i) }}{% endfor %}|{{ link_home("x") }}|{{ stamp() }}';
+        $calls = [];
+        $url = static function (string $route, int $id = 0) use (&$calls): string {
+            $calls[] = "{$route}{$id}";
+
+            return "/{$route}/{$id}";
+        };
+        $link = static function (string $page, string $text) use (&$calls): string {
+            $calls[] = "link {$page}";
+
+            return "<a href=/{$page}>{$text}</a>";
+        };
+        $stamp = 0;
+        $view = $this->view(['t.twig' => $source], functions: false);
+        $view->addFunction('url', $url, pure: true);
+        $view->addFunction('link_*', $link, safeHtml: true, pure: true);
+        $view->addFunction('stamp', static function () use (&$stamp): int {
+            return ++$stamp;
+        });
+
+        $expected = '/a/0|/a/0|/b/0|/p/1/p/2|<a href=/home>x</a>|';
+        self::assertSame($expected . '1', $view->render('t.twig'));
+        self::assertSame($expected . '2', $view->render('t.twig'));
+        self::assertSame($expected . '3', $view->render('t.twig'));
+        // url("a") (twice in the template, one call), url(route: "b") and link_home("x")
+        // once; url("p", i) takes a variable: every time. stamp() is not pure: every time.
+        self::assertSame(['a0', 'b0', 'p1', 'p2', 'link home', 'p1', 'p2', 'p1', 'p2'], $calls);
+    }
+
+    public function testAFailingPureCallIsNotRemembered(): void
+    {
+        $calls = 0;
+        $view = $this->view(['t.twig' => "line 1\n{{ fail(3) }}"], functions: false);
+        $view->addFunction('fail', static function (int $code) use (&$calls): string {
+            ++$calls;
+            throw new \DomainException('no', $code);
+        }, pure: true);
+
+        $first = self::failure(static fn () => $view->render('t.twig'));
+        $second = self::failure(static fn () => $view->render('t.twig'));
+
+        self::assertSame(2, $calls);
+        self::assertSame($first->getMessage(), $second->getMessage());
+        self::assertStringContainsString('"t.twig" at line 2', $second->getMessage());
+    }
+
+    public function testAViewWhoseFunctionIsNotPureDoesNotRememberThroughAClassCompiledWhereItIs(): void
+    {
+        // Same directory, same extensions: the second View uses the class the first compiled.
+        $dir = new TemplateDir(['t.twig' => '{{ site("x") }}']);
+        $this->cleanup = [$dir->path];
+        $first = new View($dir->path);
+        $first->addFunction('site', static fn (string $x): string => 'first', pure: true);
+        $calls = 0;
+        $second = new View($dir->path);
+        $second->addFunction('site', static function (string $x) use (&$calls): string {
+            return 'second ' . ++$calls;
+        });
+
+        self::assertSame('first', $first->render('t.twig'));
+        self::assertSame('second 1', $second->render('t.twig'));
+        self::assertSame('second 2', $second->render('t.twig'));
+        self::assertSame('first', $first->render('t.twig'));
+    }
+
     /**
      * The functions both environments get: name, callable, safe HTML.
      *
@@ -162,13 +229,16 @@ final class ViewFunctionsTest extends TestCase
         return \dechex($value);
     }
 
-    /** @param array<string, string> $templates */
-    private function view(array $templates): View
+    /**
+     * @param array<string, string> $templates
+     * @param bool $functions with the functions of functions()
+     */
+    private function view(array $templates, bool $functions = true): View
     {
         $dir = new TemplateDir($templates);
         $this->cleanup[] = $dir->path;
         $view = new View($dir->path);
-        foreach (self::functions() as [$name, $function, $safe]) {
+        foreach ($functions ? self::functions() : [] as [$name, $function, $safe]) {
             $view->addFunction($name, $function, $safe);
         }
 
