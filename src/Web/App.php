@@ -79,7 +79,14 @@ final class App implements RequestHandler
     /** @var list<Middleware|MiddlewareInterface|Closure|string> */
     private array $middleware = [];
 
+    /**
+     * What the outermost global middleware gets as $next: the other global middleware, each
+     * inside an ErrorBoundary, then routing (or only routing); null until compile()
+     */
     private ?RequestHandler $pipeline = null;
+
+    /** The first global middleware added; handle() runs it around $pipeline */
+    private ?Middleware $outermost = null;
 
     private ?UrlGenerator $urls = null;
 
@@ -231,10 +238,11 @@ final class App implements RequestHandler
         $router = new Router($routes);
         $urls = new UrlGenerator($routes);
         $fixed = [self::class => $this, ContainerInterface::class => $this->container];
-        $routing = new RoutingHandler($router, $this->resolver, $this->container, $fixed);
-        $pipeline = ErrorBoundary::chain($this->resolver->resolveAll($this->middleware), $routing, $this->renderError(...));
+        $routing = new RoutingHandler($router, $this->resolver, $this->container, $this->renderError(...), $fixed);
+        $global = $this->resolver->resolveAll($this->middleware);
+        $pipeline = ErrorBoundary::chain(\array_slice($global, 1), $routing, $this->renderError(...));
         $this->table->freeze();
-        [$this->urls, $this->pipeline] = [$urls, $pipeline];
+        [$this->urls, $this->outermost, $this->pipeline] = [$urls, $global[0] ?? null, $pipeline];
     }
 
     public function handle(Request $request): Response
@@ -248,7 +256,9 @@ final class App implements RequestHandler
         $outer = Context::replace(Scope::CONTEXT_KEY, $scope);
         $upgrade = null;
         try {
-            $response = $this->pipeline->handle($request);
+            // The outermost global middleware runs from here, not through a MiddlewareLink:
+            // a call less per request. What it throws is rendered below.
+            $response = $this->outermost === null ? $this->pipeline->handle($request) : $this->outermost->process($request, $this->pipeline);
             if ($response->getStatus() === 101 && $response->getUpgradeHandler() !== null) {
                 $upgrade = $this->keepScopeOpen($response, $scope, $request);
             }

@@ -11,8 +11,8 @@ use Petrel\Web\Middleware;
 
 /**
  * One link of a middleware chain: runs the middleware with the rest of the chain as $next.
- * Chains are built once (per route, and once for the global middleware) and shared by all
- * requests, so running a request through N middleware allocates nothing here.
+ * Chains are built once per route (for the global middleware, see ErrorBoundary) and shared
+ * by all requests, so running a request through N middleware allocates nothing here.
  *
  * @internal
  */

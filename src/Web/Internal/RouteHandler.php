@@ -31,7 +31,8 @@ final class RouteHandler implements RequestHandler
 
     private readonly ?object $object;
 
-    private readonly ?string $service;
+    /** the container id of a class handler; '' for the others */
+    private readonly string $service;
 
     private readonly string $method;
 
@@ -43,7 +44,8 @@ final class RouteHandler implements RequestHandler
     public function __construct(Route $route, private readonly ContainerInterface $container, array $fixed = [])
     {
         $handler = $route->getHandler();
-        $closure = $object = $service = null;
+        $closure = $object = null;
+        $service = '';
         $method = '__invoke';
         if ($handler instanceof Closure) {
             $closure = $handler;
@@ -67,7 +69,7 @@ final class RouteHandler implements RequestHandler
         if ($function instanceof \ReflectionMethod && !$function->isPublic()) {
             throw new HandlerError("Route handler {$this->description} is not public");
         }
-        if ($service !== null && !$container->has($service)) {
+        if ($service !== '' && !$container->has($service)) {
             throw new HandlerError("Route handler {$this->description}: the container cannot provide {$service}");
         }
         [$this->closure, $this->object, $this->service, $this->method] = [$closure, $object, $service, $method];
@@ -76,14 +78,16 @@ final class RouteHandler implements RequestHandler
 
     public function handle(Request $request): Response
     {
-        $result = $request->getAttribute(RouteResult::class);
-        $result = $result instanceof RouteResult ? $result : null;
         Scope::current()?->set(Request::class, $request);
-        $arguments = $this->plan->empty ? [] : $this->plan->arguments($request, $result, $result === null ? [] : $result->params);
+        // A handler without parameters needs neither the plan nor the RouteResult: two calls less.
+        $arguments = $this->plan->empty ? [] : $this->arguments($request);
         if ($this->closure !== null) {
             $value = ($this->closure)(...$arguments);
         } else {
-            $target = $this->object ?? $this->instance();
+            $target = $this->object ?? $this->container->get($this->service);
+            if (!\is_object($target)) {
+                throw $this->notAnObject($target);
+            }
             $value = $target->{$this->method}(...$arguments);
         }
 
@@ -91,15 +95,19 @@ final class RouteHandler implements RequestHandler
         return $value instanceof Response ? $value : ResponseConverter::convert($value, $this->description);
     }
 
-    private function instance(): object
+    /** @return list<mixed> */
+    private function arguments(Request $request): array
     {
-        \assert($this->service !== null);
-        $instance = $this->container->get($this->service);
-        if (!\is_object($instance)) {
-            $type = \get_debug_type($instance);
-            throw new HandlerError("The container returned {$type} for {$this->service}, the class of route handler {$this->description}");
-        }
+        $result = $request->getAttribute(RouteResult::class);
+        $result = $result instanceof RouteResult ? $result : null;
 
-        return $instance;
+        return $this->plan->arguments($request, $result, $result === null ? [] : $result->params);
+    }
+
+    private function notAnObject(mixed $instance): HandlerError
+    {
+        $type = \get_debug_type($instance);
+
+        return new HandlerError("The container returned {$type} for {$this->service}, the class of route handler {$this->description}");
     }
 }

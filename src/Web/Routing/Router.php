@@ -53,6 +53,16 @@ final class Router
         $this->staticResults = $results;
     }
 
+    /**
+     * @internal for RoutingHandler, which looks a request's target up in it before dispatch():
+     *     the FOUND result of each static route's path, [method][canonical path]
+     * @return array<string, array<string, RouteResult>>
+     */
+    public function staticResults(): array
+    {
+        return $this->staticResults;
+    }
+
     public function dispatch(string $method, string $path): RouteResult
     {
         // The common hit first: a path spelled exactly as a static route's (canonical) path

@@ -135,6 +135,24 @@ final class AppTest extends TestCase
         self::assertSame(404, self::call($app, 'GET', '/users/5/')->getStatus());
     }
 
+    /** The App looks a request's target up among the static routes first: only a target that is a path may hit. */
+    public function testStaticRoutesMatchThePathNotTheWholeTarget(): void
+    {
+        $app = $this->app();
+        $app->get('/', static fn () => 'home');
+        $app->get('/users', static fn () => 'users');
+        $app->get('/a%3Fb', static fn () => 'a?b');
+        $app->get('/a', static fn () => 'a');
+        self::assertSame('home', self::body(self::call($app, 'GET', '/?x=1')));
+        self::assertSame('users', self::body($app->handle(new Request('GET', 'http://example.com/users'))), 'absolute form');
+        self::assertSame('home', self::body($app->handle(new Request('GET', 'http://example.com'))));
+        self::assertSame('a', self::body(self::call($app, 'GET', '/a?b')), 'a query is not part of the path');
+        self::assertSame('a?b', self::body(self::call($app, 'GET', '/a%3fb')));
+        self::assertSame('users', self::body(self::call($app, 'HEAD', '/users')));
+        self::assertSame(405, self::call($app, 'POST', '/users')->getStatus());
+        self::assertSame(404, self::call($app, 'GET', 'users')->getStatus());
+    }
+
     public function testGroupPrefixes(): void
     {
         $app = $this->app();
