@@ -187,6 +187,12 @@ final class SqliteConnection implements Connection
         return $this->pdo !== null;
     }
 
+    /** Open and outside a transaction: isUsable() && !inTransaction() in one call, for the pool. */
+    public function isIdle(): bool
+    {
+        return $this->pdo !== null && !$this->pdo->inTransaction();
+    }
+
     public function close(): void
     {
         $this->statements = [];

@@ -58,17 +58,18 @@ final class ConnectionHealth
      * repeated here rather than called: it is on the path of every first query of a
      * coroutine.
      *
-     * @param T $connection
+     * @param Slot<T> $slot
      * @throws CancelledException the caller's cancellation or expired deadline, when it cut
      *                            the round trip short: that says nothing about the
      *                            connection, and every other check would fail the same way
      */
-    public function reusable(object $connection, float $idleSince, float $born): bool
+    public function reusable(Slot $slot): bool
     {
         $now = \hrtime(true) * 1e-9;
-        if ($now - $born > $this->config->maxLifetime) {
+        if ($now - $slot->born > $this->config->maxLifetime) {
             return false;
         }
+        $connection = $slot->connection;
         try {
             if ($this->isUsableOnCheckout !== null && !($this->isUsableOnCheckout)($connection)) {
                 return false;
@@ -76,7 +77,7 @@ final class ConnectionHealth
         } catch (Throwable) {
             return false;
         }
-        if ($this->healthCheck === null || $now - $idleSince < $this->config->healthCheckAfter) {
+        if ($this->healthCheck === null || $now - $slot->idleSince < $this->config->healthCheckAfter) {
             return true;
         }
         try {
@@ -95,12 +96,14 @@ final class ConnectionHealth
     }
 
     /**
-     * For the reaper: whether an idle connection (returned at $idleSince, born at $born)
-     * should be closed at $now, the pool holding $size connections.
+     * For the reaper: whether an idle connection should be closed at $now, the pool
+     * holding $size connections.
+     *
+     * @param Slot<T> $slot
      */
-    public function expired(float $idleSince, float $born, float $now, int $size): bool
+    public function expired(Slot $slot, float $now, int $size): bool
     {
-        return ($now - $idleSince > $this->config->idleTimeout && $size > $this->config->min)
-            || $now - $born > $this->config->maxLifetime;
+        return ($now - $slot->idleSince > $this->config->idleTimeout && $size > $this->config->min)
+            || $now - $slot->born > $this->config->maxLifetime;
     }
 }

@@ -16,25 +16,34 @@ use Petrel\Pool\Pool;
  * not asked for since the last sweep. Connections come from and go back to the Pool with
  * acquire(), release() and discard().
  *
+ * A lease is in $leases when asked for since the last sweep, else in $resting: the sweep
+ * takes back what rests and sets the others resting, and asking for a resting lease
+ * moves it back. So lease(), called for every query, writes nothing when it finds one.
+ *
  * @template T of object
  * @internal for Pool
  */
 final class CoroutineLeases
 {
     /**
-     * Coroutine id (0: main context) => leased connection. Public, with $touched, so that
-     * Pool::lease() and leased(), called for every query, find a lease without a call;
-     * only they and this class write them.
+     * Coroutine id (0: main context) => leased connection, asked for since the last sweep.
+     * Public so that Pool::lease(), called for every query, finds a lease without a call;
+     * only this class writes it.
      *
      * @var array<int, T>
      */
     public array $leases = [];
-    /** @var array<int, true> leases asked for since the last sweep */
-    public array $touched = [];
+    /** @var array<int, T> the other leases, not asked for since the last sweep */
+    private array $resting = [];
     /** @var array<int, true> leases taken with hold() */
     private array $held = [];
-    /** @var array<int, true> coroutines with $releaseAtEnd deferred */
-    private array $ending = [];
+    /**
+     * @var array<int, true> coroutines whose lease went back before they end (the sweep,
+     *     release(), discard()): $releaseAtEnd is deferred in them already, as in every
+     *     coroutine with a lease. So a coroutine leasing again is not given a second one,
+     *     without an entry to add and remove for every leasing coroutine (~350 instructions).
+     */
+    private array $releasedEarly = [];
     private ?int $sweeper = null;
     /** Deferred by lease() in each leasing coroutine; made once, as a closure per lease costs an allocation. */
     private readonly Closure $releaseAtEnd;
@@ -51,15 +60,28 @@ final class CoroutineLeases
         $this->releaseAtEnd = $this->endLease(...);
     }
 
+    /**
+     * The lease of coroutine $id, if it has one (counted as asked for).
+     *
+     * @return T|null
+     */
+    public function leased(int $id): ?object
+    {
+        $connection = $this->leases[$id] ?? $this->resting[$id] ?? null;
+        if ($connection !== null) {
+            unset($this->resting[$id]);
+            $this->leases[$id] = $connection;
+        }
+
+        return $connection;
+    }
+
     /** @return T see Pool::hold() */
     public function hold(): object
     {
-        $scheduler = Scheduler::get();
-        $coroutine = $scheduler->current();
-        $id = $coroutine->id ?? 0;
-        $this->touched[$id] = true;
-        $connection = $this->leases[$id] ?? $this->leaseNew($scheduler, $coroutine, $id);
-        $this->held[Scheduler::get()->current()->id ?? 0] = true;
+        $coroutine = Scheduler::running();
+        $connection = $this->leased($coroutine->id) ?? $this->leaseNew($coroutine);
+        $this->held[$coroutine->id] = true;
 
         return $connection;
     }
@@ -67,10 +89,10 @@ final class CoroutineLeases
     /** Gives the lease of coroutine $coroutineId (null: the current one) back to the pool. */
     public function release(?int $coroutineId = null): void
     {
-        $key = $coroutineId ?? (Scheduler::get()->current()->id ?? 0);
-        $connection = $this->leases[$key] ?? null;
+        $key = $coroutineId ?? Scheduler::running()->id;
+        $connection = $this->leases[$key] ?? $this->resting[$key] ?? null;
         if ($connection !== null) {
-            unset($this->leases[$key], $this->held[$key]);
+            $this->takeBack($key);
             $this->pool->release($connection);
         }
     }
@@ -78,10 +100,10 @@ final class CoroutineLeases
     /** Has the pool close the current coroutine's lease (it broke). */
     public function discard(): void
     {
-        $key = Scheduler::get()->current()->id ?? 0;
-        $connection = $this->leases[$key] ?? null;
+        $key = Scheduler::running()->id;
+        $connection = $this->leases[$key] ?? $this->resting[$key] ?? null;
         if ($connection !== null) {
-            unset($this->leases[$key], $this->held[$key]);
+            $this->takeBack($key);
             $this->pool->discard($connection);
         }
     }
@@ -96,21 +118,33 @@ final class CoroutineLeases
     }
 
     /**
-     * The current coroutine's first lease: acquires, and has the connection released when the
-     * coroutine ends (by $releaseAtEnd, which runs inside it and so finds its key).
+     * For Pool::lease(), when $leases has none for $coroutine (Scheduler::running(), #0 for
+     * the main context): its resting lease ($kept true), or else a connection acquired
+     * ($kept false) and released when the coroutine ends (by $releaseAtEnd, which runs
+     * inside it and so finds its key).
      *
+     * @param-out bool $kept
      * @return T
      */
-    public function leaseNew(Scheduler $scheduler, ?Coroutine $coroutine, int $id): object
+    public function leaseNew(Coroutine $coroutine, ?bool &$kept = null): object
     {
+        $id = $coroutine->id;
+        $kept = isset($this->resting[$id]);
+        if ($kept) {
+            $connection = $this->resting[$id];
+            unset($this->resting[$id]);
+
+            return $this->leases[$id] = $connection;
+        }
         $connection = $this->pool->acquire(); // may suspend, but the coroutine stays the same
         $this->leases[$id] = $connection;
-        if ($coroutine !== null && !isset($this->ending[$id])) {
-            $this->ending[$id] = true; // once per coroutine, however often the sweep took its lease
-            $scheduler->defer($this->releaseAtEnd);
+        if ($id !== 0 && !isset($this->releasedEarly[$id])) {
+            // Scheduler::defer() for the coroutine at hand, without finding it again (~550
+            // instructions). Once per coroutine, however often its lease went back early.
+            $coroutine->defers[] = $this->releaseAtEnd;
         }
         if ($this->sweeper === null) {
-            $driver = $scheduler->driver;
+            $driver = Scheduler::get()->driver;
             $this->sweeper = $driver->repeat($this->leaseIdleTimeout, $this->sweep(...));
             $driver->unreference($this->sweeper);
         }
@@ -121,31 +155,45 @@ final class CoroutineLeases
     /** release() of the ending coroutine's lease, inlined: once per leasing coroutine. */
     private function endLease(): void
     {
-        $id = Scheduler::get()->current()->id ?? 0;
-        unset($this->ending[$id], $this->touched[$id]);
+        $id = Scheduler::running()->id;
+        unset($this->releasedEarly[$id]);
         $connection = $this->leases[$id] ?? null;
         if ($connection !== null) {
             unset($this->leases[$id], $this->held[$id]);
             $this->pool->release($connection);
+        } elseif (isset($this->resting[$id])) {
+            $this->release($id);
+            unset($this->releasedEarly[$id]); // which release() set: it ends here
+        }
+    }
+
+    /** Forgets coroutine $id's lease, which goes back before the coroutine ends. */
+    private function takeBack(int $id): void
+    {
+        unset($this->leases[$id], $this->resting[$id], $this->held[$id]);
+        if ($id !== 0) {
+            $this->releasedEarly[$id] = true; // until its end, where $releaseAtEnd forgets it
         }
     }
 
     private function sweep(): void
     {
-        foreach ($this->leases as $id => $connection) {
-            if (isset($this->touched[$id]) || !$this->health->usable($connection)) {
-                continue; // in use lately, or busy, in a transaction or broken: its coroutine sorts it out
+        foreach ($this->resting as $id => $connection) {
+            // Still resting: a coroutine that a release below woke may have asked for it since.
+            if (($this->resting[$id] ?? null) !== $connection || !$this->health->usable($connection)) {
+                continue; // asked for, or busy, in a transaction or broken: its coroutine sorts it out
             }
-            unset($this->leases[$id]);
-            if (isset($this->held[$id])) {
-                unset($this->held[$id]);
+            $held = isset($this->held[$id]);
+            $this->takeBack($id);
+            if ($held) {
                 $this->pool->discard($connection); // its holder may come back to it: closed, never shared
             } else {
                 $this->pool->release($connection);
             }
         }
-        $this->touched = [];
-        if ($this->leases === [] && $this->sweeper !== null) {
+        $this->resting += $this->leases; // asked for since the last sweep: resting until the next
+        $this->leases = [];
+        if ($this->resting === [] && $this->sweeper !== null) {
             Scheduler::get()->driver->cancel($this->sweeper);
             $this->sweeper = null;
         }

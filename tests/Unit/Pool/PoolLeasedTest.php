@@ -9,6 +9,7 @@ use Petrel\Pool\PoolConfig;
 use Petrel\Tests\Support\AsyncTestCase;
 
 use function Petrel\go;
+use function Petrel\sleep;
 
 /**
  * Pool::leased(): the current coroutine's lease if it has one, never a new one; and
@@ -52,6 +53,33 @@ final class PoolLeasedTest extends AsyncTestCase
             $pool->lease($kept);
             self::assertFalse($kept, 'the main context had none; the coroutine\'s went back at its end');
             $pool->releaseLease();
+        });
+    }
+
+    public function testALeaseAskedForBetweenSweepsIsKeptAndOneLeftAloneGoesBack(): void
+    {
+        $this->async(function (): void {
+            $pool = new Pool('test', static fn (): \stdClass => new \stdClass(), new PoolConfig(max: 2, leaseIdleTimeout: 0.02));
+            $asked = go(static function () use ($pool): array {
+                $first = $pool->lease();
+                $answers = [];
+                for ($i = 0; $i < 15; ++$i) { // across several sweeps, never one without a lease()
+                    sleep(0.01);
+                    $answers[] = [$pool->lease($kept) === $first, $kept];
+                }
+
+                return $answers;
+            });
+            $leftAlone = go(static function () use ($pool): array {
+                $first = $pool->lease();
+                sleep(0.1); // two sweeps and more without a lease(), while the other still asks: taken back
+                $again = $pool->lease($kept);
+
+                return [$again === $first, $kept];
+            });
+            self::assertSame(\array_fill(0, 15, [true, true]), $asked->join(), 'the same lease, kept, every time');
+            self::assertSame([true, false], $leftAlone->join(), 'the same connection, idle in the pool, checked out again');
+            self::assertSame(2, $pool->stats()['idle']);
         });
     }
 }
