@@ -74,7 +74,7 @@ abstract class Model implements \JsonSerializable, DirectAttributes
      * @var array<string, true>|false|null
      */
     private array|false|null $templateRead = null;
-    /** @var array<string, string> loaded attributes still as the database returned them => their Cast::deferredBase() */
+    /** @var array<string, string> loaded attributes still as the database returned them (or NULL, or not in the row) => their Cast::deferredBase() */
     private array $uncast = [];
 
     /** @var array<string, array<string, array<string, string>>> find()'s SQL by driver, table and primary key */
@@ -92,8 +92,9 @@ abstract class Model implements \JsonSerializable, DirectAttributes
 
     public static function tableName(): string
     {
-        if (static::$table !== '') {
-            return static::$table;
+        $table = static::$table; // read once: each static:: property read is a lookup (find() calls this every time)
+        if ($table !== '') {
+            return $table;
         }
         $short = \substr((string) \strrchr('\\' . static::class, '\\'), 1);
 
@@ -397,7 +398,6 @@ abstract class Model implements \JsonSerializable, DirectAttributes
     {
         [$now, $later, $this->templateRead] = self::$loadCasts[static::class] ??= self::loadCasts();
         $this->attributes = $row;
-        $this->uncast = [];
         foreach ($now as $key => $cast) {
             // NULL stays NULL whatever the cast, and an int column that the driver returned
             // as an int (SQLite, MySQL's binary rows) is one already: three calls less each.
@@ -405,11 +405,9 @@ abstract class Model implements \JsonSerializable, DirectAttributes
                 $this->attributes[$key] = Cast::fromDatabase($cast, $row[$key], $key);
             }
         }
-        foreach ($later as $key => $cast) {
-            if (isset($row[$key])) {
-                $this->uncast[$key] = $cast;
-            }
-        }
+        // All the class's deferred attributes, the NULL or absent ones too (castLoaded()
+        // leaves those as they are): the class's array shared, not one built per row.
+        $this->uncast = $later;
         $this->original = $this->attributes;
         $this->persisted = true;
     }
@@ -437,12 +435,17 @@ abstract class Model implements \JsonSerializable, DirectAttributes
         return $split;
     }
 
-    /** Casts a loaded attribute still in its database form, in both the current and the original values. */
+    /**
+     * Casts a loaded attribute still in its database form, in both the current and the
+     * original values; one that was NULL or not in the row is left so.
+     */
     private function castLoaded(string $key): void
     {
-        $value = Cast::fromDatabaseDeferred($this->uncast[$key], $this->attributes[$key], $key);
+        if (isset($this->attributes[$key])) {
+            $value = Cast::fromDatabaseDeferred($this->uncast[$key], $this->attributes[$key], $key);
+            $this->attributes[$key] = $this->original[$key] = $value;
+        }
         unset($this->uncast[$key]);
-        $this->attributes[$key] = $this->original[$key] = $value;
     }
 
     private function castAllLoaded(): void

@@ -15,7 +15,7 @@ use DateTimeImmutable;
  *
  * Only strings that begin with a full date (YYYY-MM-DD, as every database writes them) are
  * remembered: such a string names the same instant whenever it is parsed, given the default
- * timezone, which is part of the key; "now", "tomorrow" or a bare "10:30" depend on when.
+ * timezone, which they are remembered with; "now", "tomorrow" or a bare "10:30" depend on when.
  * At most 256 strings, then it starts afresh (values from rows vary), the memory bounded
  * like the escaper's plain strings.
  *
@@ -25,22 +25,32 @@ final class ParsedDates
 {
     private const MAX = 256;
 
-    /** @var array<string, DateTimeImmutable> default timezone . "\0" . string => parsed */
+    /** The default timezone the strings of $parsed were parsed in. */
+    private static string $timezone = '';
+    /** @var array<string, DateTimeImmutable> string => parsed in $timezone */
     private static array $parsed = [];
 
     /** new DateTimeImmutable($value) @throws \Exception as it does, for a string it cannot parse */
     public static function parse(string $value): DateTimeImmutable
     {
-        $key = \date_default_timezone_get() . "\0" . $value;
-        if (isset(self::$parsed[$key])) {
-            return clone self::$parsed[$key];
+        // The strings remembered are of one timezone at a time, forgotten when it changes (a
+        // worker keeps one): the string itself is the key, rather than one made on every call
+        // with the timezone's name (~400 instructions of a hit's ~2,250).
+        $timezone = \date_default_timezone_get();
+        if ($timezone !== self::$timezone) {
+            self::$timezone = $timezone;
+            self::$parsed = [];
+        }
+        $date = self::$parsed[$value] ?? null;
+        if ($date !== null) {
+            return clone $date;
         }
         $date = new DateTimeImmutable($value);
         if (\preg_match('/^\d{4}-\d{2}-\d{2}/', $value) === 1) {
             if (\count(self::$parsed) >= self::MAX) {
                 self::$parsed = [];
             }
-            self::$parsed[$key] = $date; // never handed out again: later calls get clones
+            self::$parsed[$value] = $date; // never handed out again: later calls get clones
         }
 
         return $date;

@@ -143,6 +143,24 @@ final class ModelTest extends TestCase
         self::assertSame('mysql', Account::query()->dialect()->name(), 'falls back to the default');
     }
 
+    public function testEachSetDatabaseChangesWhatClassesAlreadyUsedResolveTo(): void
+    {
+        $mysql = Database::fromUrl('mysql://u:p@127.0.0.1:1/none');
+        $pgsql = Database::fromUrl('pgsql://u:p@127.0.0.1:1/none');
+        $other = Database::fromUrl('mysql://u:p@127.0.0.1:1/other');
+        Model::setDatabase($mysql);
+        self::assertSame([$mysql, $mysql], [Account::database(), BlogPost::database()]);
+        Account::setDatabase($pgsql);
+        self::assertSame([$pgsql, $mysql], [Account::database(), BlogPost::database()]);
+        Model::setDatabase($other);
+        self::assertSame([$pgsql, $other], [Account::database(), BlogPost::database()], "the subclass's own stays");
+        Account::setDatabase(null);
+        self::assertSame([$other, $other], [Account::database(), BlogPost::database()]);
+        Model::setDatabase(null);
+        $this->expectException(ModelError::class);
+        Account::database();
+    }
+
     public function testNoDatabaseIsAnError(): void
     {
         $this->expectException(ModelError::class);

@@ -40,6 +40,8 @@ final class ParsedDatesTest extends TestCase
         $paris = ParsedDates::parse('2024-03-04 05:06:07');
         self::assertSame('2024-03-04T05:06:07+00:00', $utc->format(\DATE_ATOM));
         self::assertSame('2024-03-04T05:06:07+01:00', $paris->format(\DATE_ATOM));
+        \date_default_timezone_set('UTC');
+        self::assertSame('2024-03-04T05:06:07+00:00', ParsedDates::parse('2024-03-04 05:06:07')->format(\DATE_ATOM), 'and back');
     }
 
     public function testStringsThatDependOnTheClockAreParsedEveryTime(): void
