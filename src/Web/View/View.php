@@ -71,7 +71,7 @@ use Twig\TwigFunction;
  */
 final class View
 {
-    private readonly Environment $twig;
+    private readonly ClassCachingEnvironment $twig;
     private readonly ViewFunctions $functions;
     /** @var array<string, Template> loaded templates by name (outside debug mode, where they never change) */
     private array $templates = [];
@@ -123,7 +123,7 @@ final class View
      */
     public function render(string $template, array $data = []): string
     {
-        return self::output($this->template($template), $data);
+        return $this->output($template, $data);
     }
 
     /**
@@ -134,7 +134,7 @@ final class View
      */
     public function response(string $template, array $data = [], int $status = 200): Response
     {
-        return Response::html(self::output($this->template($template), $data), $status);
+        return Response::html($this->output($template, $data), $status);
     }
 
     /**
@@ -199,15 +199,18 @@ final class View
     }
 
     /**
-     * What $template renders with $data. Through its string methods (Internal\StringMethods),
-     * which every template compiled here has; Twig's yield() is there for any other.
+     * What the template $name renders with $data. Through its string methods
+     * (Internal\StringMethods), which every template compiled here has; Twig's yield() is
+     * there for any other. A template loaded before is found here, without a call to
+     * template(); the globals are the Environment's copy (ClassCachingEnvironment).
      *
      * @param array<string, mixed> $data
      */
-    private static function output(Template $template, array $data): string
+    private function output(string $name, array $data): string
     {
+        $template = $this->templates[$name] ?? $this->template($name);
         if ($template instanceof StringRenderable) {
-            return $template->petrelRender($data);
+            return $template->petrelRender($data, $this->twig->loadedGlobals ?? $this->twig->getGlobals());
         }
 
         return \implode('', \iterator_to_array($template->yield($data), false));

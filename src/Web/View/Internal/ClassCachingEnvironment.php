@@ -8,6 +8,7 @@ use Twig\Environment;
 use Twig\Extension\ExtensionInterface;
 use Twig\Loader\LoaderInterface;
 use Twig\Node\Node;
+use Twig\Template;
 
 /**
  * Twig's Environment, remembering the compiled class of each template name. Twig works it
@@ -21,12 +22,28 @@ use Twig\Node\Node;
  * overridden below, which change it, forget every name. In debug mode the loader's key
  * holds a hash of the file, and Twig is asked every time.
  *
+ * It also keeps Twig's globals once they are fixed, for View ($loadedGlobals).
+ *
  * @internal made by View
  */
 final class ClassCachingEnvironment extends Environment
 {
     /** @var array<string, string> template name (and "\0" index) => class */
     private array $classes = [];
+
+    /**
+     * getGlobals(), kept once a template has been loaded, for View to read without the
+     * two calls each render (~490 instructions). Loading a template initialises Twig's
+     * runtime, and from then on its globals change only through addGlobal() and
+     * resetGlobals(), which forget this copy; null until the next getGlobals() then.
+     *
+     * @var array<string, mixed>|null
+     * @internal read by View, written here only
+     */
+    public ?array $loadedGlobals = null;
+
+    /** Whether a template has been loaded: Twig's runtime is initialised for good. */
+    private bool $loaded = false;
 
     public function getTemplateClass(string $name, ?int $index = null): string
     {
@@ -47,13 +64,47 @@ final class ClassCachingEnvironment extends Environment
     }
 
     /**
-     * Twig's class name for a template, marked as compiled with string methods: a class
-     * compiled without them (a cache directory written by an earlier version) is never
+     * Twig's class name for a template, marked as compiled with string methods (their
+     * current form, "s2": petrelRender() is given the globals): a class compiled without
+     * them or with an older form (a cache directory written by an earlier version) is never
      * loaded in its place.
      */
     private static function classWithStringMethods(string $class): string
     {
-        return \substr_replace($class, '__TwigTemplate_s1_', 0, \strlen('__TwigTemplate_'));
+        return \substr_replace($class, '__TwigTemplate_s2_', 0, \strlen('__TwigTemplate_'));
+    }
+
+    public function loadTemplate(string $cls, string $name, ?int $index = null): Template
+    {
+        $template = parent::loadTemplate($cls, $name, $index);
+        $this->loaded = true;
+
+        return $template;
+    }
+
+    public function getGlobals(): array
+    {
+        if ($this->loadedGlobals !== null) {
+            return $this->loadedGlobals;
+        }
+        $globals = parent::getGlobals();
+        if ($this->loaded) {
+            $this->loadedGlobals = $globals;
+        }
+
+        return $globals;
+    }
+
+    public function addGlobal(string $name, mixed $value): void
+    {
+        parent::addGlobal($name, $value);
+        $this->loadedGlobals = null;
+    }
+
+    public function resetGlobals(): void
+    {
+        parent::resetGlobals();
+        $this->loadedGlobals = null;
     }
 
     public function enableDebug(): void

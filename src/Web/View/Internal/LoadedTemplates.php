@@ -17,7 +17,9 @@ use Twig\Node\Node;
  * class (View looks it up once), and the Environment keeps one instance per class.
  *
  * The visitor adds this node to the end of a template's class (ModuleNode's class_end),
- * where it declares the property; DirectIncludeNode and DirectParentNode read and fill it:
+ * where it declares the property (and DirectParentNode's for the parent's blocks, which
+ * can no more change than the parent can); DirectIncludeNode and DirectParentNode read
+ * and fill it:
  *
  *     $_v0 = $this->petrelLoaded["_nav.html.twig"] ??= $this->load("_nav.html.twig", 19);
  *
@@ -31,6 +33,9 @@ use Twig\Node\Node;
 final class LoadedTemplates extends Node
 {
     public const PROPERTY = 'petrelLoaded';
+
+    /** Where a child template keeps its parent's blocks merged with its own (DirectParentNode). */
+    public const PARENT_BLOCKS = 'petrelParentBlocks';
 
     /** Whether templates compiled in $env keep what they load (see the class comment). */
     public static function applies(Environment $env): bool
@@ -51,6 +56,8 @@ final class LoadedTemplates extends Node
         $compiler
             ->write("\n")
             ->write("/** @var array<string, \\Twig\\Template> by name: see Petrel\\Web\\View\\Internal\\LoadedTemplates */\n")
-            ->write('private array $' . self::PROPERTY . " = [];\n");
+            ->write('private array $' . self::PROPERTY . " = [];\n")
+            ->write("/** @var array<string, array{\\Twig\\Template, string}>|null see Petrel\\Web\\View\\Internal\\DirectParentNode */\n")
+            ->write('private ?array $' . self::PARENT_BLOCKS . " = null;\n");
     }
 }

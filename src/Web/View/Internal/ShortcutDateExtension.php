@@ -16,11 +16,14 @@ use Twig\TwigFilter;
  * instructions, where finding the string again costs ~1,500.
  *
  * What `{{ d|date(format) }}` prints depends on the instant, the timezone Twig converts to
- * and the format, nothing else: the key is the timezone's name, the Unix timestamp (whole
- * seconds) and the format. A format with `u` or `v` (microseconds, milliseconds)
+ * and the format, nothing else: the strings are kept by format and Unix timestamp (whole
+ * seconds), for Twig's timezone as it was when they were made, and forgotten when it
+ * changes (CoreExtension::setTimezone()). Two array keys rather than one string made of
+ * the three: building that string cost ~600 instructions a call. A format with `u` or `v`
+ * (microseconds, milliseconds) is never kept, so it is only looked for in a miss. That,
  * and everything but a DateTimeInterface with a format and no timezone argument (strings,
- * DateInterval, the default format, `date(format, tz)`) go to Twig's filter every time. At
- * most 256 strings, then it starts afresh.
+ * DateInterval, the default format, `date(format, tz)`), goes to Twig's filter every time.
+ * At most 256 strings, then it starts afresh.
  *
  * @internal registered by View
  */
@@ -30,12 +33,12 @@ final class ShortcutDateExtension extends AbstractExtension
 
     private ?CoreExtension $core = null;
 
-    /** Twig's timezone when last asked, and its name: a DateTimeZone does not change. */
+    /** Twig's timezone when last asked: the strings below were formatted in it. */
     private ?\DateTimeZone $zone = null;
-    private string $zoneName = '';
 
-    /** @var array<string, string> timezone "\0" timestamp "\0" format => formatted */
+    /** @var array<string, array<int, string>> format => Unix timestamp => formatted */
     private array $formatted = [];
+    private int $count = 0;
 
     public function __construct(private readonly Environment $twig)
     {
@@ -50,21 +53,24 @@ final class ShortcutDateExtension extends AbstractExtension
     public function formatDate(mixed $date, ?string $format = null, mixed $timezone = null): string
     {
         $this->core ??= $this->twig->getExtension(CoreExtension::class);
-        if (!$date instanceof \DateTimeInterface || $format === null || $timezone !== null || \strpbrk($format, 'uv') !== false) {
+        if (!$date instanceof \DateTimeInterface || $format === null || $timezone !== null) {
             return $this->core->formatDate($date, $format, $timezone);
         }
         $zone = $this->core->getTimezone();
         if ($zone !== $this->zone) { // set again (CoreExtension::setTimezone()), or the first time
-            [$this->zone, $this->zoneName] = [$zone, $zone->getName()];
+            [$this->zone, $this->formatted, $this->count] = [$zone, [], 0];
         }
-        $key = $this->zoneName . "\0" . $date->getTimestamp() . "\0" . $format;
-        if (isset($this->formatted[$key])) {
-            return $this->formatted[$key];
+        $timestamp = $date->getTimestamp();
+        if (isset($this->formatted[$format][$timestamp])) {
+            return $this->formatted[$format][$timestamp];
         }
-        if (\count($this->formatted) >= self::MAX) {
-            $this->formatted = [];
+        if (\strpbrk($format, 'uv') !== false) {
+            return $this->core->formatDate($date, $format);
+        }
+        if (++$this->count > self::MAX) {
+            [$this->formatted, $this->count] = [[], 1];
         }
 
-        return $this->formatted[$key] = $this->core->formatDate($date, $format);
+        return $this->formatted[$format][$timestamp] = $this->core->formatDate($date, $format);
     }
 }

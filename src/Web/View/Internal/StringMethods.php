@@ -45,12 +45,15 @@ final class StringMethods
     /**
      * StringRenderable::petrelRender(), added to each class on its first line: Template::yield()
      * with the string form of the display (the globals added to the context, the template's
-     * blocks, the same security check first, errors reported against the template as Twig
-     * reports them).
+     * blocks, errors reported against the template as Twig reports them). The caller passes
+     * the globals (View: read once, not with two calls a render). Twig's security check
+     * first, where the class has one of its own (compiled under a sandbox): elsewhere it is
+     * Twig\Template's empty method, ~150 instructions a render for nothing.
      */
-    private const RENDER = 'public function petrelRender(array $context): string { try { $this->ensureSecurityChecked(); '
-        . 'return $this->petrelDisplay($context + $this->env->getGlobals(), $this->blocks); } '
+    private const RENDER = 'public function petrelRender(array $context, array $globals): string { try { %s'
+        . 'return $this->petrelDisplay($context + $globals, $this->blocks); } '
         . 'catch (\\Throwable $error) { \\' . RenderFailure::class . '::rethrow($this, $error); } }';
+    private const SECURITY_CHECK = '$this->ensureSecurityChecked(); ';
     private const PIECE = '$__petrelPiece';
 
     private readonly CompiledTokens $code;
@@ -99,7 +102,7 @@ final class StringMethods
             $implements = $this->code->contains($i, $open, [\T_IMPLEMENTS]) ? ', ' : ' implements ';
             $header = $this->tokens[$open - 1]->is(\T_WHITESPACE) ? $open - 2 : $open - 1;
             $out .= $this->code->text($i, $header) . $implements . '\\' . StringRenderable::class . $this->code->text($header + 1, $open - 1)
-                . '{ ' . self::RENDER;
+                . '{ ' . \sprintf(self::RENDER, $this->declaresMethod($open, $close, 'ensureSecurityChecked') ? self::SECURITY_CHECK : '');
 
             $methods = [];
             $placeholder = null;
@@ -261,6 +264,18 @@ final class StringMethods
         }
 
         return 'foreach (' . $this->code->text($from, $to) . ' as ' . self::PIECE . ') { ' . self::OUT . ' .= ' . self::PIECE . '; }';
+    }
+
+    /** Whether the class body $open..$close declares the method $name. */
+    private function declaresMethod(int $open, int $close, string $name): bool
+    {
+        for ($i = $open + 1; $i < $close; ++$i) {
+            if ($this->tokens[$i]->is(\T_FUNCTION) && $this->code->nextSignificant($i)?->text === $name) {
+                return true;
+            }
+        }
+
+        return false;
     }
 
     /** The arguments of a parameter list starting at $open, as variables: `$context, $blocks`. */

@@ -13,12 +13,13 @@ namespace Petrel\Web\View\Internal;
 interface StringRenderable
 {
     /**
-     * The template rendered with $context (plus the globals): Template::yield()'s pieces,
-     * joined, with its errors.
+     * The template rendered with $context plus $globals (the Environment's getGlobals()):
+     * Template::yield()'s pieces, joined, with its errors.
      *
      * @param array<string, mixed> $context
+     * @param array<string, mixed> $globals
      */
-    public function petrelRender(array $context): string;
+    public function petrelRender(array $context, array $globals): string;
 
     /**
      * The string form of doDisplay(): what it yields, joined.

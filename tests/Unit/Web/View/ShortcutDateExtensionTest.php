@@ -54,6 +54,36 @@ final class ShortcutDateExtensionTest extends TestCase
         self::assertSame('10:00', $shortcut->formatDate($date, 'H:i'));
     }
 
+    public function testFormatsBelowTheSecondAreNeverAnsweredFromMemory(): void
+    {
+        $twig = new Environment(new ArrayLoader());
+        $twig->getExtension(CoreExtension::class)->setTimezone('UTC');
+        $shortcut = new ShortcutDateExtension($twig);
+        // The same second (the same key), other microseconds.
+        $first = new \DateTimeImmutable('2024-01-02 09:00:00.250000', new \DateTimeZone('UTC'));
+        $second = new \DateTimeImmutable('2024-01-02 09:00:00.750000', new \DateTimeZone('UTC'));
+
+        foreach (['s.u' => ['00.250000', '00.750000'], 'v' => ['250', '750'], 's' => ['00', '00']] as $format => $expected) {
+            self::assertSame($expected, [$shortcut->formatDate($first, $format), $shortcut->formatDate($second, $format)], $format);
+        }
+    }
+
+    public function testManyDatesPastTheBoundStillPrintTwigsStrings(): void
+    {
+        $twig = new Environment(new ArrayLoader());
+        $core = $twig->getExtension(CoreExtension::class);
+        $core->setTimezone('UTC');
+        $shortcut = new ShortcutDateExtension($twig);
+        foreach ([1, 2] as $round) {
+            for ($day = 0; $day < 600; $day += 1) {
+                $date = new \DateTimeImmutable("@" . (1_700_000_000 + $day * 86_400));
+                foreach (['Y-m-d', 'D'] as $format) {
+                    self::assertSame($core->formatDate($date, $format), $shortcut->formatDate($date, $format), "round {$round}, day {$day}");
+                }
+            }
+        }
+    }
+
     public function testOtherValuesGoToTwigsFilter(): void
     {
         $twig = new Environment(new ArrayLoader());

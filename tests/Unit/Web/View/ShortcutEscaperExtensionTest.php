@@ -109,6 +109,8 @@ final class ShortcutEscaperExtensionTest extends TestCase
         // {{ v }}, |e, |e("html"), |e("html", null), and the autoescaping Twig adds around
         // |e("js") (safe for JS, not HTML); not |e("js") itself, a charset, a named strategy.
         self::assertSame(5, \substr_count($compiled, '->plain[$'), $compiled);
+        // And a value that is neither a string nor an object (7, 1.5, null, true) is printed without the call.
+        self::assertSame(5, \substr_count($compiled, ' : !\is_object($'), $compiled);
     }
 
     public function testAutoescapingAndExplicitFiltersKeepTwigsRules(): void

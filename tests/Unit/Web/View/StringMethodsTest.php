@@ -138,6 +138,26 @@ final class StringMethodsTest extends AsyncTestCase
         }
     }
 
+    public function testUnderTheSandboxTheRenderedTemplateIsChecked(): void
+    {
+        [$plain, $plainDir] = self::view(['t' => '{% set x = 1 %}{{ x }}']);
+        [$view, $dir] = self::view(['t' => '{% set x = 1 %}{{ x }}']);
+        $view->environment()->addExtension(new SandboxExtension(new SecurityPolicy(), true));
+        try {
+            // Only a class compiled under the sandbox has a check of its own to call.
+            self::assertStringNotContainsString('ensureSecurityChecked', ArrayTwig::compiled($plain->environment(), 't'));
+            self::assertSame('1', $plain->render('t'));
+            self::assertStringContainsString('{ try { $this->ensureSecurityChecked(); return $this->petrelDisplay(', ArrayTwig::compiled($view->environment(), 't'));
+            $view->render('t');
+            self::fail('Expected the sandbox to refuse the set');
+        } catch (SecurityNotAllowedTagError $e) {
+            self::assertSame('set', $e->getTagName());
+        } finally {
+            TemplateDir::remove($dir);
+            TemplateDir::remove($plainDir);
+        }
+    }
+
     public function testWhatTheRewriteDoesNotCoverFallsBackToTheGenerator(): void
     {
         $class = 'StringMethodsTest_' . \bin2hex(\random_bytes(4));
@@ -194,7 +214,7 @@ final class StringMethodsTest extends AsyncTestCase
         $template = new $class(new \Twig\Environment(new \Twig\Loader\ArrayLoader()));
         self::assertInstanceOf(StringRenderable::class, $template);
         $pieces = \implode('', \iterator_to_array($template->yield([]), false));
-        self::assertSame($pieces, $template->petrelRender([]));
+        self::assertSame($pieces, $template->petrelRender([], []));
         self::assertSame('abcdin a closurestdClass|arrow', $pieces);
     }
 

@@ -142,8 +142,11 @@ final class StructureShortcutsVisitorTest extends AsyncTestCase
         self::assertStringNotContainsString('$this->parent->doDisplay(', self::compiled($template, false));
         self::assertStringContainsString('->unwrap()->yield($context, array_merge($this->blocks, $blocks));', self::compiled($template, false));
         $direct = self::compiled($template, true);
-        self::assertSame(1, \substr_count($direct, 'yield from $this->parent->doDisplay($context, \array_merge($this->parent->blocks, $this->blocks, $blocks));'), $direct);
+        // Outside debug mode the parent is kept, and so are the blocks merged for the child rendered itself.
+        self::assertSame(1, \substr_count($direct, 'yield from $this->parent->doDisplay($context, ($blocks === $this->blocks ? ($this->petrelParentBlocks ??= \array_merge($this->parent->blocks, $this->blocks)) : \array_merge($this->parent->blocks, $this->blocks, $blocks)));'), $direct);
         self::assertStringContainsString(RenderFailure::class . '::rethrow($this->parent, ', $direct);
+        $debug = ArrayTwig::compiled(self::environment($template, true, true), 't');
+        self::assertSame(1, \substr_count($debug, 'yield from $this->parent->doDisplay($context, \array_merge($this->parent->blocks, $this->blocks, $blocks));'), $debug);
 
         // A name known only when rendering: Twig's getParent().
         self::assertStringNotContainsString('$this->parent->doDisplay(', self::compiled('{% extends which_layout %}', true));
@@ -203,6 +206,25 @@ final class StructureShortcutsVisitorTest extends AsyncTestCase
         self::assertSame(self::environment($template, false)->render('t', self::data()), $twig->render('t', self::data()));
         self::assertSame('t', $profile->getProfiles()[0]->getTemplate());
         self::assertGreaterThan(0, $profile->getProfiles()[0]->getDuration());
+    }
+
+    public function testKeptParentBlocksServeOnlyTheChildRenderedItself(): void
+    {
+        // 'section' rendered first keeps its merged blocks; 'page' extends it, so section's
+        // display then gets page's blocks, which the kept ones must not replace.
+        $library = self::LIBRARY + ['page' => "{% extends 'section' %}{% block inner %}page {{ n }}{% endblock %}{% block title %}P{% endblock %}"];
+        $dir = new TemplateDir($library);
+        try {
+            $twig = ArrayTwig::create($library);
+            $twig->addGlobal('global', 'G');
+            $view = new View($dir->path, globals: ['global' => 'G']);
+            foreach (['section', 'page', 'section', 'page', 'layout', 'section'] as $name) {
+                self::assertSame($twig->render($name, self::data()), $view->render($name, self::data()), $name);
+            }
+            self::assertStringContainsString('<title>P</title>', $view->render('page', self::data()));
+        } finally {
+            TemplateDir::remove($dir->path);
+        }
     }
 
     public function testNotUnderTheSandbox(): void

@@ -8,8 +8,12 @@ use Petrel\Web\View\View;
 use Petrel\Web\View\ViewError;
 use PHPUnit\Framework\Attributes\CoversClass;
 use PHPUnit\Framework\TestCase;
+use Twig\Environment;
 use Twig\Error\LoaderError;
 use Twig\Error\RuntimeError;
+use Twig\Extension\AbstractExtension;
+use Twig\Extension\GlobalsInterface;
+use Twig\Loader\ArrayLoader;
 
 #[CoversClass(View::class)]
 final class ViewTest extends TestCase
@@ -110,6 +114,44 @@ final class ViewTest extends TestCase
             }
             $this->expectException(ViewError::class);
             $view->addGlobal('new_global', 1);
+        } finally {
+            TemplateDir::remove($dir->path);
+        }
+    }
+
+    public function testGlobalsChangedThroughTwigAfterTheFirstRenderAreSeenAsTwigSeesThem(): void
+    {
+        // View reads the Environment's copy of its globals: each way Twig's can change
+        // (addGlobal() of an existing one, resetGlobals() re-reading the extensions'), the
+        // next render sees what Twig's own render of the same template does.
+        $source = '{{ app_name }}|{{ from_extension }}';
+        $dir = new TemplateDir(['g.twig' => $source]);
+        $extension = new class () extends AbstractExtension implements GlobalsInterface {
+            public string $value = 'x1';
+
+            public function getGlobals(): array
+            {
+                return ['from_extension' => $this->value];
+            }
+        };
+        $twig = new Environment(new ArrayLoader(['g.twig' => $source]));
+        try {
+            $view = new View($dir->path, globals: ['app_name' => 'a']);
+            $both = [$view->environment(), $twig];
+            foreach ($both as $environment) {
+                $environment->addExtension($extension);
+                $environment->addGlobal('app_name', 'a');
+            }
+            $steps = [
+                'the first render' => [static fn () => null, 'a|x1'],
+                "the extension's value changed: resolved once, not seen" => [static fn () => $extension->value = 'x2', 'a|x1'],
+                'addGlobal() of an existing global' => [static fn () => \array_map(static fn (Environment $e) => $e->addGlobal('app_name', 'b'), $both), 'b|x1'],
+                "resetGlobals(): the extension's read again, 'b' (set after the runtime started) forgotten" => [static fn () => \array_map(static fn (Environment $e) => $e->resetGlobals(), $both), 'a|x2'],
+            ];
+            foreach ($steps as $step => [$change, $expected]) {
+                $change();
+                self::assertSame([$expected, $expected], [$twig->render('g.twig'), $view->render('g.twig')], $step);
+            }
         } finally {
             TemplateDir::remove($dir->path);
         }
