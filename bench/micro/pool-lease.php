@@ -11,6 +11,8 @@ declare(strict_types=1);
  *
  * Cases (all by default):
  *   go      an empty coroutine (spawn + join): the floor the others stand on
+ *   pdo     the same query on a raw PDO statement prepared once (execute + fetchAll), in a
+ *           coroutine: what SqliteConnection adds is direct minus this
  *   direct  the query on a SqliteConnection, no pool (in a coroutine)
  *   first   one pooled query per coroutine: lease, query, release at coroutine end
  *   first2  two pooled queries per coroutine: the second one reuses the lease
@@ -32,7 +34,7 @@ use function Petrel\run;
 require __DIR__ . '/../../vendor/autoload.php';
 require __DIR__ . '/../lib/callgrind.php';
 
-const CASES = ['go', 'direct', 'first', 'first2'];
+const CASES = ['go', 'pdo', 'direct', 'first', 'first2'];
 const SQL = 'SELECT * FROM users WHERE id = ?';
 
 $options = getopt('', ['ops:', 'rounds:', 'case:', 'instructions', 'loop:']);
@@ -82,9 +84,20 @@ function operations(string $path): array
     $db->execute('INSERT OR REPLACE INTO users (id, name, email) VALUES (?, ?, ?)', [1, 'Ada', 'ada@example.org']);
     $db->pool()->releaseLease(); // the main context's lease, taken by the two lines above
     $direct = SqliteConnection::open($path);
+    $pdo = new PDO("sqlite:{$path}", null, null, [ // as SqliteConnection opens it
+        PDO::ATTR_ERRMODE => PDO::ERRMODE_EXCEPTION,
+        PDO::ATTR_STRINGIFY_FETCHES => false,
+        PDO::SQLITE_ATTR_OPEN_FLAGS => PDO::SQLITE_OPEN_READWRITE | PDO::SQLITE_OPEN_CREATE | 0x8000, // SQLITE_OPEN_NOMUTEX
+    ]);
+    $statement = $pdo->prepare(SQL);
 
     return [
         'go' => static fn () => go(static fn () => null)->join(),
+        'pdo' => static fn () => go(static function () use ($statement): mixed {
+            $statement->execute([1]);
+
+            return $statement->fetchAll(PDO::FETCH_ASSOC)[0] ?? null;
+        })->join(),
         'direct' => static fn () => go(static fn () => $direct->query(SQL, [1])[0] ?? null)->join(),
         'first' => static fn () => go(static fn () => $db->first(SQL, [1]))->join(),
         'first2' => static fn () => go(static fn () => [$db->first(SQL, [1]), $db->first(SQL, [1])])->join(),

@@ -104,9 +104,10 @@ final class SqliteConnection implements Connection
 
     public function query(string $sql, array $params = []): array
     {
+        // run() inlined: every read comes here (a call, ~270 instructions, 3 % of a primary-key SELECT).
         // fetchAll() reads up to SQLITE_DONE, where pdo_sqlite resets the statement: no closeCursor() needed.
         /** @var list<array<string, mixed>> */
-        return $this->run($sql, $params)->fetchAll();
+        return $this->runStatement($this->statements[$sql] ?? $this->prepareCached($sql), $params, $sql)->fetchAll();
     }
 
     public function execute(string $sql, array $params = []): Result
@@ -187,10 +188,14 @@ final class SqliteConnection implements Connection
         return $this->pdo !== null;
     }
 
-    /** Open and outside a transaction: isUsable() && !inTransaction() in one call, for the pool. */
-    public function isIdle(): bool
+    /**
+     * For the pool's check on return (Database): $connection is an SQLite one, open and
+     * outside a transaction. Static, so that the pool calls it as its check itself rather
+     * than through a closure calling a method (a call fewer, ~100 instructions per coroutine).
+     */
+    public static function isIdle(Connection $connection): bool
     {
-        return $this->pdo !== null && !$this->pdo->inTransaction();
+        return $connection instanceof self && $connection->pdo !== null && !$connection->pdo->inTransaction();
     }
 
     public function close(): void

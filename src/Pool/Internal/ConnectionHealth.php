@@ -53,7 +53,7 @@ final class ConnectionHealth
     }
 
     /**
-     * On checkout of an idle connection: young enough, usable (unless that is checked on
+     * On checkout of an idle connection at $now: young enough, usable (unless that is checked on
      * return only), and alive if it idled long (a round trip then). usable()'s check is
      * repeated here rather than called: it is on the path of every first query of a
      * coroutine.
@@ -63,9 +63,8 @@ final class ConnectionHealth
      *                            the round trip short: that says nothing about the
      *                            connection, and every other check would fail the same way
      */
-    public function reusable(Slot $slot): bool
+    public function reusable(Slot $slot, float $now): bool
     {
-        $now = \hrtime(true) * 1e-9;
         if ($now - $slot->born > $this->config->maxLifetime) {
             return false;
         }

@@ -187,6 +187,32 @@ final class SqliteDatabaseTest extends AsyncTestCase
         });
     }
 
+    /** query() binds with lines of its own (inlined for speed): every other way must bind the same. */
+    public function testEveryWayOfRunningAQueryBindsTheSame(): void
+    {
+        $this->async(function (): void {
+            $db = Database::fromUrl("sqlite://{$this->file}");
+            $sql = 'SELECT ? AS i, ? AS s, ? AS f, ? AS b, ? AS n, ? AS d';
+            $params = [7, 'x', 1.5, true, null, new \DateTimeImmutable('2024-05-06 07:08:09')];
+            $expected = [['i' => 7, 's' => 'x', 'f' => '1.5', 'b' => 1, 'n' => null, 'd' => '2024-05-06 07:08:09']];
+            $connection = $db->connection();
+            self::assertSame($expected, $connection->query($sql, $params));
+            self::assertSame($expected, $connection->prepare($sql)->query($params));
+            self::assertSame($expected, \iterator_to_array($connection->stream($sql, $params)));
+            $named = 'SELECT :v AS v, :w AS w';
+            $namedParams = ['v' => 3, ':w' => 'y'];
+            self::assertSame([['v' => 3, 'w' => 'y']], $connection->query($named, $namedParams));
+            self::assertSame([['v' => 3, 'w' => 'y']], $connection->prepare($named)->query($namedParams));
+            try {
+                $connection->query('SELECT ?', [new \stdClass()]);
+                self::fail('expected a DatabaseError');
+            } catch (DatabaseError $e) {
+                self::assertStringContainsString('Parameter #1 is a stdClass', $e->getMessage());
+            }
+            $db->close();
+        });
+    }
+
     public function testUrlParsing(): void
     {
         $mysql = DatabaseConfig::fromUrl('mysql://us%40er:p%3Ass@db.local:3307/app?charset=utf8mb4');

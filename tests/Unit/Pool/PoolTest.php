@@ -269,6 +269,42 @@ final class PoolTest extends AsyncTestCase
         });
     }
 
+    public function testWithoutTheCheckOnCheckoutALongIdleConnectionIsStillHealthChecked(): void
+    {
+        $this->async(function (): void {
+            $checks = 0;
+            $pool = $this->pool(new PoolConfig(max: 2, healthCheckAfter: 0.01), static function (\stdClass $c) use (&$checks): bool {
+                $checks++;
+
+                return $c->id !== 1;
+            }, checkOnCheckout: false);
+            $first = $pool->acquire();
+            $pool->release($first);
+            self::assertSame($first, $pool->acquire(), 'recently used: no check');
+            self::assertSame(0, $checks);
+            $pool->release($first);
+            sleep(0.02);
+            $next = $pool->acquire();
+            self::assertSame(1, $checks, 'idle past healthCheckAfter: checked, though not asked isUsable');
+            self::assertNotSame($first, $next);
+            self::assertSame([$first], $this->closed);
+            $pool->release($next);
+        });
+    }
+
+    public function testWithoutTheCheckOnCheckoutAConnectionPastItsLifetimeWhileIdleIsReplaced(): void
+    {
+        $this->async(function (): void {
+            $pool = $this->pool(new PoolConfig(max: 1, maxLifetime: 0.05), checkOnCheckout: false);
+            $old = $pool->acquire();
+            $pool->release($old); // young yet: kept
+            self::assertSame([], $this->closed);
+            sleep(0.06);
+            self::assertNotSame($old, $pool->acquire(), 'too old when taken: replaced');
+            self::assertSame([$old], $this->closed);
+        });
+    }
+
     public function testAnIdleLeaseGoesBackWhileItsCoroutineLivesAndALeaseInUseStays(): void
     {
         $this->async(function (): void {
