@@ -17,9 +17,12 @@ use Petrel\Http\Internal\TempFiles;
  */
 final class Request
 {
-    private ?string $path = null;
+    // The parts derived together are cached together: every property is copied by each
+    // with*() (the parser's withParsedHead() once a request, middleware's withAttribute()),
+    // ~24 instructions a property.
 
-    private ?string $queryString = null;
+    /** @var array{string, string}|null path and query string, split from the target */
+    private ?array $pathAndQuery = null;
 
     /** @var array<mixed>|null */
     private ?array $query = null;
@@ -27,25 +30,23 @@ final class Request
     /** @var array<string, string>|null */
     private ?array $cookies = null;
 
-    /** @var array<mixed>|null */
-    private ?array $parsedBody = null;
-
-    /** @var array<string, UploadedFile|array<mixed>> */
-    private array $uploadedFiles = [];
-
     /**
-     * Only held, never read: keeps this request's upload temp files alive and deletes them
-     * once the request and its UploadedFile objects are released.
+     * The body's form: its fields, its files, and the owner of the files' temp files, only
+     * held (never read) to delete them once the request and its UploadedFile objects are
+     * released.
      *
-     * @phpstan-ignore property.onlyWritten
+     * @var array{array<mixed>, array<string, UploadedFile|array<mixed>>, TempFiles|null}|null
      */
-    private ?TempFiles $tempFiles = null;
+    private ?array $form = null;
 
     /** @var resource|null stream copy of a string body, made on demand */
     private $bodyStream = null;
 
     /** @var array<string, mixed> */
     private array $attributes = [];
+
+    /** @var array<string, string> header names asked for => lowercase, see headerKey() */
+    private static array $headerKeys = [];
 
     /**
      * @param string $protocolVersion '1.0' or '1.1'
@@ -141,13 +142,13 @@ final class Request
     /** Path part of the target, not percent-decoded; '' for CONNECT's authority-form. */
     public function getPath(): string
     {
-        return $this->path ??= $this->splitTarget()[0];
+        return ($this->pathAndQuery ??= $this->splitTarget())[0];
     }
 
     /** The query string without '?', not decoded ('' when absent). */
     public function getQueryString(): string
     {
-        return $this->queryString ??= $this->splitTarget()[1];
+        return ($this->pathAndQuery ??= $this->splitTarget())[1];
     }
 
     /**
@@ -184,7 +185,7 @@ final class Request
     /** All values of a header joined with ', ' (Cookie with '; '), or null when absent. */
     public function getHeader(string $name): ?string
     {
-        $key = \strtolower($name);
+        $key = self::$headerKeys[$name] ?? self::headerKey($name);
         $values = $this->headers[$key] ?? null;
         if ($values === null) {
             return null;
@@ -196,12 +197,12 @@ final class Request
     /** @return list<string> */
     public function getHeaderValues(string $name): array
     {
-        return $this->headers[\strtolower($name)] ?? [];
+        return $this->headers[self::$headerKeys[$name] ?? self::headerKey($name)] ?? [];
     }
 
     public function hasHeader(string $name): bool
     {
-        return isset($this->headers[\strtolower($name)]);
+        return isset($this->headers[self::$headerKeys[$name] ?? self::headerKey($name)]);
     }
 
     /** @return array<string, list<string>> trailer fields of a chunked body, lowercase names */
@@ -273,21 +274,7 @@ final class Request
      */
     public function getParsedBody(): array
     {
-        if ($this->parsedBody === null) {
-            $contentType = $this->getHeader('content-type') ?? '';
-            $limits = $this->limits ?? new HttpLimits();
-            $mediaType = \strtolower(\trim(\explode(';', $contentType, 2)[0]));
-            if ($mediaType === 'application/x-www-form-urlencoded') {
-                $this->parsedBody = FormData::parseUrlEncoded($this->getBody(), $limits->maxFormFields);
-            } elseif ($mediaType === 'multipart/form-data') {
-                $source = \is_string($this->body) ? $this->body : $this->getBodyStream();
-                [$this->parsedBody, $this->uploadedFiles, $this->tempFiles] = FormData::parseMultipart($source, $contentType, $limits);
-            } else {
-                $this->parsedBody = [];
-            }
-        }
-
-        return $this->parsedBody;
+        return ($this->form ??= $this->parseForm())[0];
     }
 
     /**
@@ -297,9 +284,7 @@ final class Request
      */
     public function getUploadedFiles(): array
     {
-        $this->getParsedBody();
-
-        return $this->uploadedFiles;
+        return ($this->form ??= $this->parseForm())[1];
     }
 
     // The with*() below replace what would be derived from the target, headers or body (a
@@ -332,7 +317,7 @@ final class Request
     public function withParsedBody(array $data): self
     {
         $copy = clone $this;
-        $copy->parsedBody = $data;
+        $copy->form = [$data, $this->form[1] ?? [], $this->form[2] ?? null];
 
         return $copy;
     }
@@ -346,8 +331,8 @@ final class Request
     public function withUploadedFiles(array $files): self
     {
         $copy = clone $this;
-        $copy->getParsedBody();
-        $copy->uploadedFiles = $files;
+        $copy->form ??= $copy->parseForm();
+        $copy->form[1] = $files;
 
         return $copy;
     }
@@ -411,13 +396,52 @@ final class Request
         return $this->protocolVersion === '1.1' || \in_array('keep-alive', $tokens, true);
     }
 
+    /**
+     * The key of a header name in $headers. The getters look up a name asked for before
+     * rather than lower-case it again: an app asks for the same few names on every
+     * request, and strtolower() (a call, and a new string for a name not in lowercase)
+     * costs ~170 instructions more. Bounded, so names taken from input cannot grow the
+     * worker's memory.
+     */
+    private static function headerKey(string $name): string
+    {
+        if (\count(self::$headerKeys) >= 256) {
+            self::$headerKeys = [];
+        }
+
+        return self::$headerKeys[$name] = \strtolower($name);
+    }
+
+    /**
+     * Fields, files and their temp files' owner of the body's form (see $form).
+     *
+     * @return array{array<mixed>, array<string, UploadedFile|array<mixed>>, TempFiles|null}
+     * @throws HttpException 400/413 for a malformed or oversized form
+     */
+    private function parseForm(): array
+    {
+        $contentType = $this->getHeader('content-type') ?? '';
+        $limits = $this->limits ?? new HttpLimits();
+        $mediaType = \strtolower(\trim(\explode(';', $contentType, 2)[0]));
+        if ($mediaType === 'application/x-www-form-urlencoded') {
+            return [FormData::parseUrlEncoded($this->getBody(), $limits->maxFormFields), [], null];
+        }
+        if ($mediaType === 'multipart/form-data') {
+            $source = \is_string($this->body) ? $this->body : $this->getBodyStream();
+
+            return FormData::parseMultipart($source, $contentType, $limits);
+        }
+
+        return [[], [], null];
+    }
+
     /** @return array{string, string} path and query string */
     private function splitTarget(): array
     {
         $target = $this->target;
         $question = \strpos($target, '?');
         $path = $question === false ? $target : \substr($target, 0, $question);
-        $this->queryString = $question === false ? '' : \substr($target, $question + 1);
+        $queryString = $question === false ? '' : \substr($target, $question + 1);
         if ($path !== '' && $path[0] !== '/' && $path !== '*') {
             $scheme = \strpos($path, '://');
             if ($scheme === false) {
@@ -427,8 +451,7 @@ final class Request
                 $path = $slash === false ? '/' : \substr($path, $slash);
             }
         }
-        $this->path = $path;
 
-        return [$path, $this->queryString];
+        return [$path, $queryString];
     }
 }

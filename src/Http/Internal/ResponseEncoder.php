@@ -44,7 +44,7 @@ final class ResponseEncoder
      * app share theirs (Response::text()'s is one constant array, and === on the same
      * array is a pointer comparison), so the fields are joined once, not per response.
      *
-     * @var array<string, array{string, list<string>}>|null
+     * @var array<string, array{string, string|list<string>}>|null
      */
     private ?array $lastHeaders = null;
     private string $lastFields = '';
@@ -107,12 +107,16 @@ final class ResponseEncoder
             $fields = $this->lastFields;
         } else {
             $fields = '';
-            foreach ($headers as $key => [$name, $values]) {
+            foreach ($headers as $key => [$name, $value]) {
                 if (isset(self::SKIPPED[$key]) && !($key === 'connection' && $status === 101)) {
                     continue;
                 }
-                foreach ($values as $value) {
+                if (\is_string($value)) { // one value: see Response::$headers
                     $fields .= "{$name}: {$value}\r\n";
+                    continue;
+                }
+                foreach ($value as $item) {
+                    $fields .= "{$name}: {$item}\r\n";
                 }
             }
             if ($status !== 101) {
@@ -131,7 +135,7 @@ final class ResponseEncoder
                 // Symfony's prepare() and Slim empty the body of a HEAD answer: its length
                 // is not the GET's, so none is said unless stated (RFC 9110 §8.6: a MAY,
                 // and if sent it must be the GET's).
-                $length = isset($headers['content-length']) ? $headers['content-length'][1][0] : null;
+                $length = isset($headers['content-length']) ? ((array) $headers['content-length'][1])[0] : null;
             }
             if ($length === $this->lastLength) {
                 $framing = $this->lengthLine;
@@ -169,7 +173,7 @@ final class ResponseEncoder
             return true;
         }
         $connection = $response->getHeaderMap()['connection'][1] ?? null;
-        if ($connection !== null && \in_array('close', FieldLines::tokens(\implode(',', $connection)), true)) {
+        if ($connection !== null && \in_array('close', FieldLines::tokens(\implode(',', (array) $connection)), true)) {
             return true;
         }
 

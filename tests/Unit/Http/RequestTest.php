@@ -7,6 +7,7 @@ namespace Petrel\Tests\Unit\Http;
 use Petrel\Http\HttpException;
 use Petrel\Http\HttpLimits;
 use Petrel\Http\Request;
+use Petrel\Http\UploadedFile;
 use PHPUnit\Framework\Attributes\CoversClass;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
@@ -171,6 +172,35 @@ final class RequestTest extends TestCase
         self::assertSame(['user' => 7, 'null' => null], $with->getAttributes());
         self::assertSame('127.0.0.1:1234', $with->getRemoteAddress());
         self::assertSame(['null' => null], $with->withoutAttribute('user')->getAttributes());
+    }
+
+    /** The form's fields, files and their temp files are cached together: each with*() keeps the others. */
+    public function testWithParsedBodyAndWithUploadedFilesReplaceOnePartOfTheForm(): void
+    {
+        $body = "--b\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nHello\r\n"
+            . "--b\r\nContent-Disposition: form-data; name=\"doc\"; filename=\"a.txt\"\r\n\r\nfile text\r\n--b--\r\n";
+        $request = Request::create('POST', '/?x=1', ['Content-Type' => 'multipart/form-data; boundary=b'], $body);
+
+        $replaced = $request->withParsedBody(['json' => true]);
+        self::assertSame(['json' => true], $replaced->getParsedBody());
+        self::assertSame([], $replaced->getUploadedFiles(), 'the body was not parsed: no files');
+        self::assertSame(['title' => 'Hello'], $request->getParsedBody(), 'the original parses its own body');
+
+        $parsedThenReplaced = $request->withParsedBody(['json' => true]);
+        self::assertSame(['json' => true], $parsedThenReplaced->getParsedBody());
+        $kept = $parsedThenReplaced->getUploadedFiles()['doc'];
+        self::assertInstanceOf(UploadedFile::class, $kept, 'files kept');
+        self::assertSame('file text', $kept->getContents());
+
+        $fresh = Request::create('POST', '/', ['Content-Type' => 'multipart/form-data; boundary=b'], $body);
+        $files = $fresh->withUploadedFiles(['other' => []]);
+        self::assertSame(['other' => []], $files->getUploadedFiles());
+        self::assertSame(['title' => 'Hello'], $files->getParsedBody(), 'the body is parsed for its fields');
+        self::assertInstanceOf(UploadedFile::class, $fresh->getUploadedFiles()['doc'], 'the original unchanged');
+        self::assertSame(['title' => 'Hello', 'x' => ['json' => true]], $files->withParsedBody(['title' => 'Hello', 'x' => ['json' => true]])->getParsedBody());
+        self::assertSame(['other' => []], $files->withParsedBody([])->getUploadedFiles());
+        self::assertSame(['/', 'x=1'], [$request->getPath(), $request->getQueryString()]);
+        self::assertSame(['/', 'x=1'], [$replaced->getPath(), $replaced->getQueryString()]);
     }
 
     public function testKeepAliveForCreatedRequests(): void

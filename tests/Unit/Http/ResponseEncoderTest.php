@@ -143,6 +143,35 @@ final class ResponseEncoderTest extends TestCase
         self::assertStringContainsString("X-Many: 1\r\nX-Many: 2\r\n", $encoded);
     }
 
+    /**
+     * Response keeps one value as a string and more as a list: every way of setting a
+     * header gives the same lines, in the order set, and the same getHeaders().
+     */
+    public function testOneValueOrManyGiveOneLineEachInOrder(): void
+    {
+        $response = (new Response(200, ['X-One' => ['a'], 'X-Two' => ['b', 'c'], 'x-two' => 'd']))
+            ->withAddedHeader('x-one', 'e')
+            ->withHeader('X-Three', ['f'])
+            ->withAddedHeader('X-Four', ['g', 'h'])
+            ->withHeader('X-Five', 5)
+            ->withAddedHeader('X-Five', [6]);
+        self::assertStringContainsString(
+            "X-One: a\r\nX-One: e\r\nX-Two: b\r\nX-Two: c\r\nX-Two: d\r\nX-Three: f\r\nX-Four: g\r\nX-Four: h\r\nX-Five: 5\r\nX-Five: 6\r\n",
+            $this->encoder->encode($response, '1.1', true, false, self::DATE),
+        );
+        self::assertSame(
+            ['X-One' => ['a', 'e'], 'X-Two' => ['b', 'c', 'd'], 'X-Three' => ['f'], 'X-Four' => ['g', 'h'], 'X-Five' => ['5', '6']],
+            $response->getHeaders(),
+        );
+        self::assertSame('b, c, d', $response->getHeader('x-two'));
+        self::assertSame('f', $response->getHeader('x-three'));
+
+        self::assertTrue($this->encoder->requiresClose(Response::text('')->withHeader('Connection', ['keep-alive', 'close']), '1.1', true));
+        self::assertFalse($this->encoder->requiresClose(Response::text('')->withHeader('Connection', ['keep-alive']), '1.1', true));
+        $stated = Response::empty(200)->withHeader('Content-Length', ['12']);
+        self::assertStringContainsString("Content-Length: 12\r\n", $this->encoder->encodeHead($stated, '1.1', true, true, self::DATE));
+    }
+
     public function testOneSetCookieLinePerCookie(): void
     {
         $response = Response::text('')
