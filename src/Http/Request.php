@@ -185,7 +185,8 @@ final class Request
     /** All values of a header joined with ', ' (Cookie with '; '), or null when absent. */
     public function getHeader(string $name): ?string
     {
-        $key = self::$headerKeys[$name] ?? self::headerKey($name);
+        // Request::$…, not self::$…: only a named class's static property is cached (Scheduler::get()).
+        $key = Request::$headerKeys[$name] ?? self::headerKey($name);
         $values = $this->headers[$key] ?? null;
         if ($values === null) {
             return null;
@@ -197,12 +198,12 @@ final class Request
     /** @return list<string> */
     public function getHeaderValues(string $name): array
     {
-        return $this->headers[self::$headerKeys[$name] ?? self::headerKey($name)] ?? [];
+        return $this->headers[Request::$headerKeys[$name] ?? self::headerKey($name)] ?? [];
     }
 
     public function hasHeader(string $name): bool
     {
-        return isset($this->headers[self::$headerKeys[$name] ?? self::headerKey($name)]);
+        return isset($this->headers[Request::$headerKeys[$name] ?? self::headerKey($name)]);
     }
 
     /** @return array<string, list<string>> trailer fields of a chunked body, lowercase names */
@@ -405,11 +406,11 @@ final class Request
      */
     private static function headerKey(string $name): string
     {
-        if (\count(self::$headerKeys) >= 256) {
-            self::$headerKeys = [];
+        if (\count(Request::$headerKeys) >= 256) {
+            Request::$headerKeys = [];
         }
 
-        return self::$headerKeys[$name] = \strtolower($name);
+        return Request::$headerKeys[$name] = \strtolower($name);
     }
 
     /**

@@ -81,7 +81,8 @@ class Response
         if ($status !== 200) {
             return self::typed($status, self::TEXT, $text);
         }
-        $response = clone (self::$blankText ??= self::typed(200, self::TEXT, ''));
+        // Response::$…, not self::$…: only a named class's static property is cached (Scheduler::get()).
+        $response = clone (Response::$blankText ??= self::typed(200, self::TEXT, ''));
         $response->body = $text;
 
         return $response;
@@ -92,7 +93,7 @@ class Response
         if ($status !== 200) {
             return self::typed($status, self::HTML, $html);
         }
-        $response = clone (self::$blankHtml ??= self::typed(200, self::HTML, ''));
+        $response = clone (Response::$blankHtml ??= self::typed(200, self::HTML, ''));
         $response->body = $html;
 
         return $response;
@@ -108,7 +109,7 @@ class Response
         if ($status !== 200) {
             return self::typed($status, self::JSON, $json);
         }
-        $response = clone (self::$blankJson ??= self::typed(200, self::JSON, ''));
+        $response = clone (Response::$blankJson ??= self::typed(200, self::JSON, ''));
         $response->body = $json;
 
         return $response;
@@ -289,7 +290,7 @@ class Response
         // The usual call (a name set before, one printable value) checked inline, as
         // checkName() and checkValues() would: their two calls cost as much as the checks.
         // Printable, the value has no tab: only spaces to trim (~70 instructions less).
-        $copy->headers[self::$checkedNames[$name] ?? self::checkName($name)] = [
+        $copy->headers[Response::$checkedNames[$name] ?? self::checkName($name)] = [
             $name,
             \is_string($value) && \ctype_print($value) ? \trim($value, ' ') : self::checkValues($value),
         ];
@@ -395,19 +396,19 @@ class Response
 
     private static function checkName(string $name): string
     {
-        if (isset(self::$checkedNames[$name])) {
-            return self::$checkedNames[$name];
+        if (isset(Response::$checkedNames[$name])) {
+            return Response::$checkedNames[$name];
         }
         if (!FieldLines::isToken($name)) {
             throw new \ValueError(\sprintf('Invalid header name "%s"', \addcslashes($name, "\0..\37")));
         }
         // An app sets the same few names on every response: remember them, with a bound
         // so that names built from input cannot grow the worker's memory.
-        if (\count(self::$checkedNames) >= 256) {
-            self::$checkedNames = [];
+        if (\count(Response::$checkedNames) >= 256) {
+            Response::$checkedNames = [];
         }
 
-        return self::$checkedNames[$name] = \strtolower($name);
+        return Response::$checkedNames[$name] = \strtolower($name);
     }
 
     /**

@@ -25,21 +25,22 @@ final class TickCounter
     /** Before the driver waits for I/O. */
     public static function waiting(): void
     {
-        if (self::$cell !== null) {
-            self::$cell[0] = ++self::$count;
+        // TickCounter::$…, not self::$…: only a named class's static property is cached (Scheduler::get()).
+        if (TickCounter::$cell !== null) {
+            TickCounter::$cell[0] = ++TickCounter::$count;
         }
     }
 
     /** After the wait, before the callbacks run. */
     public static function running(): void
     {
-        if (self::$cell !== null) {
-            self::$cell[0] = ++self::$count;
+        if (TickCounter::$cell !== null) {
+            TickCounter::$cell[0] = ++TickCounter::$count;
         }
     }
 
     public static function isWaiting(): bool
     {
-        return self::$count % 2 === 1;
+        return TickCounter::$count % 2 === 1;
     }
 }

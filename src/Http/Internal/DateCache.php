@@ -20,11 +20,12 @@ final class DateCache
     public static function get(?int $now = null): string
     {
         $now ??= \time();
-        if ($now !== self::$second) {
-            self::$second = $now;
-            self::$value = \gmdate('D, d M Y H:i:s', $now) . ' GMT';
+        // DateCache::$…, not self::$…: only a named class's static property is cached (Scheduler::get()).
+        if ($now !== DateCache::$second) {
+            DateCache::$second = $now;
+            DateCache::$value = \gmdate('D, d M Y H:i:s', $now) . ' GMT';
         }
 
-        return self::$value;
+        return DateCache::$value;
     }
 }

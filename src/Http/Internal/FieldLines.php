@@ -97,7 +97,8 @@ final class FieldLines
                 throw self::malformed($line, '');
             }
             $name = \substr($line, 0, $colon);
-            $key = self::$names[$name] ?? self::validateName($name, $line);
+            // FieldLines::$…, not self::$…: only a named class's static property is cached (Scheduler::get()).
+            $key = FieldLines::$names[$name] ?? self::validateName($name, $line);
             // trim() without a mask takes PHP's fast path; it strips only SP and HTAB here
             // because the block was checked by isBlockSafe() (no CR, LF, NUL or VT left).
             $fields[$key][] = \trim(\substr($line, $colon + 1));
@@ -130,8 +131,8 @@ final class FieldLines
             throw self::malformed($line, $name);
         }
         $key = \strtolower($name);
-        if (\count(self::$names) < self::NAME_CACHE_SIZE) {
-            self::$names[$name] = $key;
+        if (\count(FieldLines::$names) < self::NAME_CACHE_SIZE) {
+            FieldLines::$names[$name] = $key;
         }
 
         return $key;

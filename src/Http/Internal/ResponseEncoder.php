@@ -96,7 +96,8 @@ final class ResponseEncoder
         $status = $response->getStatus();
         $headers = $response->getHeaderMap();
         $body = $response->getBody();
-        $statusLine = self::$statusLines[$status] ??= 'HTTP/1.1 ' . $status . ' ' . Status::reasonPhrase($status) . "\r\n";
+        // ResponseEncoder::$…, not self::$…: only a named class's static property is cached (Scheduler::get()).
+        $statusLine = ResponseEncoder::$statusLines[$status] ??= 'HTTP/1.1 ' . $status . ' ' . Status::reasonPhrase($status) . "\r\n";
         $server = $this->serverName !== null && !isset($headers['server']) ? "Server: {$this->serverName}\r\n" : '';
         if ($dateHeader !== $this->lastDate) {
             $this->lastDate = $dateHeader;

@@ -359,7 +359,8 @@ abstract class Model implements \JsonSerializable, DirectAttributes
         $table = static::tableName();
         $primaryKey = static::$primaryKey;
 
-        return self::$findSql[$driver][$table][$primaryKey] ??= Query::on($db)->table($table)->where($primaryKey, self::keyPlaceholder($driver, $primaryKey))->limit(1)->toSql()[0];
+        // Model::$…, not self::$…: only a named class's static property is cached (Scheduler::get()).
+        return Model::$findSql[$driver][$table][$primaryKey] ??= Query::on($db)->table($table)->where($primaryKey, self::keyPlaceholder($driver, $primaryKey))->limit(1)->toSql()[0];
     }
 
     /**
@@ -396,7 +397,7 @@ abstract class Model implements \JsonSerializable, DirectAttributes
      */
     private function load(array $row): void
     {
-        [$now, $later, $this->templateRead] = self::$loadCasts[static::class] ??= self::loadCasts();
+        [$now, $later, $this->templateRead] = Model::$loadCasts[static::class] ??= self::loadCasts();
         $this->attributes = $row;
         foreach ($now as $key => $cast) {
             // NULL stays NULL whatever the cast, and an int column that the driver returned

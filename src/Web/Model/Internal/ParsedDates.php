@@ -37,20 +37,21 @@ final class ParsedDates
         // worker keeps one): the string itself is the key, rather than one made on every call
         // with the timezone's name (~400 instructions of a hit's ~2,250).
         $timezone = \date_default_timezone_get();
-        if ($timezone !== self::$timezone) {
-            self::$timezone = $timezone;
-            self::$parsed = [];
+        // ParsedDates::$…, not self::$…: only a named class's static property is cached (Scheduler::get()).
+        if ($timezone !== ParsedDates::$timezone) {
+            ParsedDates::$timezone = $timezone;
+            ParsedDates::$parsed = [];
         }
-        $date = self::$parsed[$value] ?? null;
+        $date = ParsedDates::$parsed[$value] ?? null;
         if ($date !== null) {
             return clone $date;
         }
         $date = new DateTimeImmutable($value);
         if (\preg_match('/^\d{4}-\d{2}-\d{2}/', $value) === 1) {
-            if (\count(self::$parsed) >= self::MAX) {
-                self::$parsed = [];
+            if (\count(ParsedDates::$parsed) >= self::MAX) {
+                ParsedDates::$parsed = [];
             }
-            self::$parsed[$value] = $date; // never handed out again: later calls get clones
+            ParsedDates::$parsed[$value] = $date; // never handed out again: later calls get clones
         }
 
         return $date;

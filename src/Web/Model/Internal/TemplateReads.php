@@ -26,7 +26,8 @@ final class TemplateReads
      */
     public static function of(string $class): array|false
     {
-        return self::$byClass[$class] ??= self::reflect(new \ReflectionClass($class));
+        // TemplateReads::$…, not self::$…: only a named class's static property is cached (Scheduler::get()).
+        return TemplateReads::$byClass[$class] ??= self::reflect(new \ReflectionClass($class));
     }
 
     /**
