@@ -25,7 +25,7 @@ final class Coroutine
     /** @internal The suspension this coroutine is waiting in, if any. */
     public ?Suspension $suspension = null;
     /**
-     * @internal
+     * @internal called by execute() with this coroutine as their argument (see Scheduler::defer())
      * @var list<Closure>
      */
     public array $defers = [];
@@ -144,8 +144,8 @@ final class Coroutine
     }
 
     /**
-     * @internal Runs $function, then the deferred callbacks (last in, first out), then
-     * wakes the joiners. Never throws: returns the result, null if there is none (an
+     * @internal Runs $function, then the deferred callbacks (last in, first out, each given
+     * this coroutine), then wakes the joiners. Never throws: returns the result, null if there is none (an
      * exception, kept for join()).
      *
      * @param array<mixed> $args
@@ -159,7 +159,7 @@ final class Coroutine
         }
         while ($this->defers !== [] && ($defer = \array_pop($this->defers)) !== null) {
             try {
-                $defer();
+                $defer($this);
             } catch (Throwable $error) {
                 if ($this->error === null) {
                     $this->error = $error;

@@ -262,13 +262,17 @@ final class Scheduler
         }
     }
 
-    /** Registers $callback to run when the current coroutine ends (last in, first out). */
+    /** Registers $callback to run, with no argument, when the current coroutine ends (last in, first out). */
     public function defer(Closure $callback): void
     {
         if ($this->current === null) {
             throw new CoroutineError('defer() must be called inside a coroutine (see Petrel\go() and Petrel\run())');
         }
-        $this->current->defers[] = $callback;
+        // Coroutine::execute() passes each deferred callback the coroutine, for the pool's
+        // release at its end (Pool\Internal\CoroutineLeases). Wrapped, $callback gets none,
+        // as documented: a closure of a built-in function that takes none (ob_end_clean(...))
+        // would throw an ArgumentCountError on one, and an optional parameter would take it.
+        $this->current->defers[] = static fn () => $callback();
     }
 
     /** @internal see Suspension::suspend() */

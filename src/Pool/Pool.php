@@ -147,8 +147,7 @@ final class Pool
             $keep = false; // as a check that says so
         }
         if (!$keep) {
-            $this->destroy($connection);
-            $this->handOver(null);
+            $this->discard($connection);
 
             return;
         }
@@ -157,9 +156,7 @@ final class Pool
         }
         $slot->idleSince = $now;
         $this->idle[] = $slot;
-        if ($this->reaper === null) {
-            $this->startReaper();
-        }
+        $this->reaper ??= $this->startReaper();
     }
 
     /**
@@ -370,13 +367,10 @@ final class Pool
         }
     }
 
-    private function startReaper(): void
+    private function startReaper(): int
     {
-        if ($this->reaper !== null) {
-            return;
-        }
         $driver = Scheduler::get()->driver;
-        $this->reaper = $driver->repeat(\max(1.0, \min(30.0, $this->config->idleTimeout / 4)), function (): void {
+        $reaper = $driver->repeat(\max(1.0, \min(30.0, $this->config->idleTimeout / 4)), function (): void {
             $now = \hrtime(true) * 1e-9;
             $keep = [];
             foreach ($this->idle as $slot) {
@@ -388,6 +382,8 @@ final class Pool
             }
             $this->idle = $keep;
         });
-        $driver->unreference($this->reaper);
+        $driver->unreference($reaper);
+
+        return $reaper;
     }
 }

@@ -45,7 +45,10 @@ final class CoroutineLeases
      */
     private array $releasedEarly = [];
     private ?int $sweeper = null;
-    /** Deferred by lease() in each leasing coroutine; made once, as a closure per lease costs an allocation. */
+    /**
+     * Deferred in each leasing coroutine, which calls it with itself; made once, as a
+     * closure per lease costs an allocation.
+     */
     private readonly Closure $releaseAtEnd;
 
     /**
@@ -120,8 +123,7 @@ final class CoroutineLeases
     /**
      * For Pool::lease(), when $leases has none for $coroutine (Scheduler::running(), #0 for
      * the main context): its resting lease ($kept true), or else a connection acquired
-     * ($kept false) and released when the coroutine ends (by $releaseAtEnd, which runs
-     * inside it and so finds its key).
+     * ($kept false) and released when the coroutine ends (by $releaseAtEnd).
      *
      * @param-out bool $kept
      * @return T
@@ -143,19 +145,33 @@ final class CoroutineLeases
             // instructions). Once per coroutine, however often its lease went back early.
             $coroutine->defers[] = $this->releaseAtEnd;
         }
-        if ($this->sweeper === null) {
-            $driver = Scheduler::get()->driver;
-            $this->sweeper = $driver->repeat($this->leaseIdleTimeout, $this->sweep(...));
-            $driver->unreference($this->sweeper);
-        }
+        $this->sweeper ??= $this->startSweep();
 
         return $connection;
     }
 
-    /** release() of the ending coroutine's lease, inlined: once per leasing coroutine. */
-    private function endLease(): void
+    /**
+     * Starts the idle-lease sweep (there is a lease now), which stops itself when none is left.
+     *
+     * @return int its timer, for $sweeper
+     */
+    private function startSweep(): int
     {
-        $id = Scheduler::running()->id;
+        $driver = Scheduler::get()->driver;
+        $sweeper = $driver->repeat($this->leaseIdleTimeout, $this->sweep(...));
+        $driver->unreference($sweeper);
+
+        return $sweeper;
+    }
+
+    /**
+     * release() of the ending coroutine's lease, inlined: once per leasing coroutine. The
+     * coroutine is passed by Coroutine::execute(), which a Scheduler::running() here would
+     * find again (~250 instructions).
+     */
+    private function endLease(Coroutine $coroutine): void
+    {
+        $id = $coroutine->id;
         unset($this->releasedEarly[$id]);
         $connection = $this->leases[$id] ?? null;
         if ($connection !== null) {

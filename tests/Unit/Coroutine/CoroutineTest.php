@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Petrel\Tests\Unit\Coroutine;
 
 use Petrel\Coroutine\CancelledException;
+use Petrel\Coroutine\Coroutine;
 use Petrel\Coroutine\Context;
 use Petrel\Coroutine\CoroutineError;
 use Petrel\Coroutine\DeadlockError;
@@ -118,6 +119,30 @@ final class CoroutineTest extends AsyncTestCase
             } catch (\LogicException) {
             }
             self::assertSame(['second registered', 'first registered'], $log);
+        });
+    }
+
+    public function testDeferredCallbacksAreCalledWithNoArgumentAndInternalOnesWithTheCoroutine(): void
+    {
+        $this->async(function (): void {
+            $log = [];
+            $level = \ob_get_level();
+            $co = go(static function () use (&$log): void {
+                \ob_start();
+                // A built-in function taking no argument throws on one, and an optional
+                // parameter would take it: defer() calls its callback with none.
+                defer(\ob_end_clean(...));
+                defer(static function (mixed ...$args) use (&$log): void {
+                    $log[] = \count($args) . ' arguments';
+                });
+                // What the pool's lease does (CoroutineLeases): execute() passes the coroutine.
+                Scheduler::running()->defers[] = static function (Coroutine $coroutine) use (&$log): void {
+                    $log[] = "coroutine #{$coroutine->id}";
+                };
+            });
+            $co->join();
+            self::assertSame(["coroutine #{$co->id}", '0 arguments'], $log);
+            self::assertSame($level, \ob_get_level());
         });
     }
 
