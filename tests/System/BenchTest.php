@@ -90,7 +90,7 @@ final class BenchTest extends TestCase
             [['bench/micro/http-calls.sh', '--bogus'], 2, "bench: http-calls.sh: unknown option '--bogus' (see bench/micro/http-calls.sh --help)\n"],
             [['bench/micro/http-cpu.sh', $this->dir], 2, "http-cpu: '{$this->dir}' is not a Petrel checkout with vendor/ installed (composer install)\n"],
             [[\PHP_BINARY, 'bench/micro/redis-instructions.php', '--case=nope'], 2, "unknown case nope (cases: get, set, main)\n"],
-            [[\PHP_BINARY, 'bench/micro/pool-lease.php', '--case=nope'], 2, "unknown case nope (cases: go, direct, first, first2)\n"],
+            [[\PHP_BINARY, 'bench/micro/pool-lease.php', '--case=nope'], 2, "unknown case nope (cases: go, pdo, direct, first, first2)\n"],
         ];
         foreach ($cases as [$command, $exitCode, $output]) {
             [$code, $printed] = $this->script($command);
