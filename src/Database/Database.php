@@ -112,13 +112,7 @@ final class Database
      */
     public function query(string $sql, array $params = []): array
     {
-        // lease() inlined here and in first(), the calls of every model read: ~300 instructions a query.
-        $connection = $this->pool->lease($kept);
-        if ($kept && !$connection->isUsable()) {
-            $connection = $this->recover($connection, false);
-        }
-
-        return $connection->query($sql, $params);
+        return $this->lease()->query($sql, $params);
     }
 
     /**
@@ -129,12 +123,7 @@ final class Database
      */
     public function first(string $sql, array $params = []): ?array
     {
-        $connection = $this->pool->lease($kept);
-        if ($kept && !$connection->isUsable()) {
-            $connection = $this->recover($connection, false);
-        }
-
-        return $connection->query($sql, $params)[0] ?? null;
+        return $this->lease()->query($sql, $params)[0] ?? null;
     }
 
     /**
