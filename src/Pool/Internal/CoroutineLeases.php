@@ -173,13 +173,10 @@ final class CoroutineLeases
     {
         $id = $coroutine->id;
         unset($this->releasedEarly[$id]);
-        $connection = $this->leases[$id] ?? null;
+        $connection = $this->leases[$id] ?? $this->resting[$id] ?? null;
         if ($connection !== null) {
-            unset($this->leases[$id], $this->held[$id]);
+            unset($this->leases[$id], $this->resting[$id], $this->held[$id]);
             $this->pool->release($connection);
-        } elseif (isset($this->resting[$id])) {
-            $this->release($id);
-            unset($this->releasedEarly[$id]); // which release() set: it ends here
         }
     }
 
