@@ -65,7 +65,7 @@ final class Pool
         public readonly string $name,
         private readonly Closure $connect,
         public readonly PoolConfig $config = new PoolConfig(),
-        private readonly ?Closure $isUsable = null,
+        ?Closure $isUsable = null,
         ?Closure $healthCheck = null,
         private readonly ?Closure $close = null,
         bool $checkOnCheckout = true,
@@ -139,14 +139,7 @@ final class Pool
             return; // not ours, or already destroyed
         }
         $now = \hrtime(true) * 1e-9;
-        try {
-            // ConnectionHealth::usable() inlined: every coroutine that queried comes here (~200 instructions).
-            $keep = !$this->closed && $now - $slot->born <= $this->config->maxLifetime
-                && ($this->isUsable === null || ($this->isUsable)($connection));
-        } catch (Throwable) {
-            $keep = false; // as a check that says so
-        }
-        if (!$keep) {
+        if ($this->closed || $now - $slot->born > $this->config->maxLifetime || !$this->health->usable($connection)) {
             $this->discard($connection);
 
             return;
