@@ -37,6 +37,24 @@ final class RequestTest extends TestCase
         self::assertSame('/', Request::create('GET', 'http://example.com')->getPath());
     }
 
+    public function testHeaderNamesAskedForDoNotGrowMemoryAndAreStillAnsweredRight(): void
+    {
+        // Request remembers the lower-case key of each name asked for, up to a bound: an app
+        // that asks for names built from input must not grow the worker's memory.
+        $request = new Request('GET', '/', '1.1', ['x-seen-7' => ['seven'], 'host' => ['h']]);
+        $request->getHeader('Host');
+        $before = \memory_get_usage();
+        for ($i = 0; $i < 20_000; ++$i) {
+            self::assertNull($request->getHeader("X-Input-Derived-Name-{$i}"));
+            if ($i % 997 === 0) {
+                self::assertSame('seven', $request->getHeader('X-Seen-7'));
+                self::assertTrue($request->hasHeader('HOST'));
+                self::assertSame(['h'], $request->getHeaderValues('Host'));
+            }
+        }
+        self::assertLessThan(512 * 1024, \memory_get_usage() - $before, '20,000 distinct header names');
+    }
+
     public function testQuery(): void
     {
         $request = Request::create('GET', '/s?q=petrel+php&tags[]=a&tags[]=b&user[name]=x&empty=');

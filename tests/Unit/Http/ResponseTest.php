@@ -80,6 +80,28 @@ final class ResponseTest extends TestCase
         self::assertSame('  trimmed', '  ' . $changed->withHeader('X-T', "  trimmed\t")->getHeader('x-t'));
     }
 
+    public function testHeaderNamesFromInputDoNotGrowMemoryAndStayChecked(): void
+    {
+        // Response remembers the names it has checked, up to a bound: names an app builds
+        // from input (X-Debug-<anything>) must neither grow the worker's memory nor let an
+        // invalid name through once the remembered ones are dropped.
+        $response = Response::text('x');
+        $response->withHeader('X-Warm-Up', '1');
+        $before = \memory_get_usage();
+        for ($i = 0; $i < 20_000; ++$i) {
+            $name = "X-Input-Derived-Header-{$i}";
+            $copy = $response->withHeader($name, (string) $i);
+            if ($i % 997 === 0) {
+                self::assertSame((string) $i, $copy->getHeader(\strtoupper($name)));
+                self::assertSame([$name => [(string) $i]], \array_slice($copy->getHeaders(), -1, 1, true));
+            }
+        }
+        self::assertLessThan(512 * 1024, \memory_get_usage() - $before, '20,000 distinct header names');
+
+        $this->expectException(\ValueError::class);
+        $response->withHeader("X-Bad\r\nName", '1');
+    }
+
     public function testStatusAndBodyCopies(): void
     {
         $response = Response::text('a');

@@ -177,6 +177,35 @@ final class ViewFunctionsTest extends TestCase
         self::assertStringContainsString('"t.twig" at line 2', $second->getMessage());
     }
 
+    public function testPureResultsAreBoundedAndForgettingOneOnlyCallsTheFunctionAgain(): void
+    {
+        // More constant call sites than the View remembers results for (1,024).
+        $sites = 1100;
+        $source = '';
+        for ($i = 0; $i < $sites; ++$i) {
+            $source .= "{{ url('r{$i}') }},";
+        }
+        $calls = 0;
+        $view = $this->view(['t.twig' => $source], functions: false);
+        $view->addFunction('url', static function (string $route) use (&$calls): string {
+            ++$calls;
+
+            return "/{$route}";
+        }, pure: true);
+        $functions = $view->environment()->getExtension(ViewFunctions::class);
+        \assert($functions instanceof ViewFunctions);
+        $expected = \implode('', \array_map(static fn (int $i): string => "/r{$i},", \range(0, $sites - 1)));
+
+        for ($render = 1; $render <= 3; ++$render) {
+            self::assertSame($expected, $view->render('t.twig'), "render {$render}");
+            self::assertLessThanOrEqual(1024, \count($functions->results), "results kept after render {$render}");
+        }
+        // Results were forgotten (the function ran again for some sites), never more than
+        // once per site and render.
+        self::assertGreaterThan($sites, $calls);
+        self::assertLessThanOrEqual(3 * $sites, $calls);
+    }
+
     public function testAViewWhoseFunctionIsNotPureDoesNotRememberThroughAClassCompiledWhereItIs(): void
     {
         // Same directory, same extensions: the second View uses the class the first compiled.
