@@ -10,7 +10,7 @@ use Petrel\Web\Internal\IntegerText;
 use Petrel\Web\Model\Internal\Cast;
 use Petrel\Web\Model\Internal\TemplateReads;
 use Petrel\Web\View\Internal\AttributeMiss;
-use Petrel\Web\View\Internal\DirectAttributes;
+use Petrel\Web\View\Internal\StoredDates;
 
 /**
  * A row of a table as an object (active record).
@@ -42,7 +42,7 @@ use Petrel\Web\View\Internal\DirectAttributes;
  * Over 400 lines on purpose: this is the class applications extend, so the attribute,
  * cast and persistence API is in one place; queries and relations are in the traits.
  */
-abstract class Model implements \JsonSerializable, DirectAttributes
+abstract class Model implements \JsonSerializable, StoredDates
 {
     use Internal\DatabaseResolver;
     use Internal\Relations;
@@ -210,6 +210,22 @@ abstract class Model implements \JsonSerializable, DirectAttributes
         }
 
         return $this->attributes[$name];
+    }
+
+    /**
+     * @internal for templates compiled by View: `{{ model.created_at|date(format) }}` from the
+     * string the row held, while that date is not converted yet (see StoredDates); null
+     * wherever directAttribute() would not return the converted date.
+     */
+    final public function storedDate(string $name): ?string
+    {
+        $reads = $this->templateRead ??= TemplateReads::of(static::class);
+        if ($reads === false || isset($reads[$name]) || ($this->uncast[$name] ?? null) !== 'datetime') {
+            return null;
+        }
+        $value = $this->attributes[$name] ?? null;
+
+        return \is_string($value) ? $value : null;
     }
 
     public function __set(string $key, mixed $value): void

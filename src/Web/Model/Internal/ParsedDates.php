@@ -47,7 +47,7 @@ final class ParsedDates
             return clone $date;
         }
         $date = new DateTimeImmutable($value);
-        if (\preg_match('/^\d{4}-\d{2}-\d{2}/', $value) === 1) {
+        if (self::isFixed($value)) {
             if (\count(ParsedDates::$parsed) >= self::MAX) {
                 ParsedDates::$parsed = [];
             }
@@ -55,5 +55,15 @@ final class ParsedDates
         }
 
         return $date;
+    }
+
+    /**
+     * Whether $value, parsed, names the same instant whenever it is parsed (given the default
+     * timezone): it begins with a full date. So it may be remembered, here and by what keeps
+     * results derived from it (View's `date` filter: ShortcutDateExtension).
+     */
+    public static function isFixed(string $value): bool
+    {
+        return \preg_match('/^\d{4}-\d{2}-\d{2}/', $value) === 1;
     }
 }

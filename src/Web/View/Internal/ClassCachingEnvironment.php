@@ -65,13 +65,14 @@ final class ClassCachingEnvironment extends Environment
 
     /**
      * Twig's class name for a template, marked as compiled with string methods (their
-     * current form, "s2": petrelRender() is given the globals): a class compiled without
-     * them or with an older form (a cache directory written by an earlier version) is never
-     * loaded in its place.
+     * current form, "s3": petrelRender() is given the globals; `|date` on an attribute asks
+     * ShortcutDateExtension::formatStored() first): a class compiled without them or with an
+     * older form (a cache directory written by an earlier version) is never loaded in its
+     * place.
      */
     private static function classWithStringMethods(string $class): string
     {
-        return \substr_replace($class, '__TwigTemplate_s2_', 0, \strlen('__TwigTemplate_'));
+        return \substr_replace($class, '__TwigTemplate_s3_', 0, \strlen('__TwigTemplate_'));
     }
 
     public function loadTemplate(string $cls, string $name, ?int $index = null): Template

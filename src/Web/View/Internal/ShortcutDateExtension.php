@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Petrel\Web\View\Internal;
 
+use Petrel\Web\Model\Internal\ParsedDates;
 use Twig\Environment;
 use Twig\Extension\AbstractExtension;
 use Twig\Extension\CoreExtension;
@@ -25,6 +26,15 @@ use Twig\TwigFilter;
  * DateInterval, the default format, `date(format, tz)`), goes to Twig's filter every time.
  * At most 256 strings, then it starts afresh.
  *
+ * A date a model loaded and has not converted yet (StoredDates) is printed without being
+ * made an object at all: `{{ user.created_at|date('F j, Y') }}` with a constant format is
+ * compiled to call formatStored() first (ShortcutDateExpression), which finds the string
+ * by the one the row held. That string, read in the default timezone, names the instant:
+ * those strings are kept by format and stored string, for the default timezone and Twig's
+ * as they were when they were made (blog `GET /`: -3,900 instructions a request, the
+ * model's clone of a parsed date and the conversion to Twig's timezone not made). Only strings ParsedDates would remember
+ * (those that begin with a full date, whatever the clock says), at most 256 as well.
+ *
  * @internal registered by View
  */
 final class ShortcutDateExtension extends AbstractExtension
@@ -40,13 +50,51 @@ final class ShortcutDateExtension extends AbstractExtension
     private array $formatted = [];
     private int $count = 0;
 
+    /** The default timezone and Twig's when last asked: the stored strings below were read and formatted in them. */
+    private string $storedIn = '';
+    private ?\DateTimeZone $storedZone = null;
+    /** @var array<string, array<string, string>> format => stored date string => formatted */
+    private array $formattedStored = [];
+    private int $storedCount = 0;
+
     public function __construct(private readonly Environment $twig)
     {
     }
 
     public function getFilters(): array
     {
-        return [new TwigFilter('date', [$this, 'formatDate'])];
+        return [new TwigFilter('date', [$this, 'formatDate'], ['node_class' => ShortcutDateExpression::class])];
+    }
+
+    /**
+     * formatDate() of $object's attribute $name, when $object has it as a stored date string
+     * (StoredDates); null otherwise, for the template to read the attribute and call
+     * formatDate() as usual. A string not printed before is formatted from the attribute
+     * (which converts it, and fails as it does for a string that is not a date).
+     */
+    public function formatStored(mixed $object, string $name, string $format): ?string
+    {
+        if (!$object instanceof StoredDates || ($stored = $object->storedDate($name)) === null) {
+            return null;
+        }
+        $this->core ??= $this->twig->getExtension(CoreExtension::class);
+        $storedIn = \date_default_timezone_get();
+        $zone = $this->core->getTimezone();
+        if ($storedIn !== $this->storedIn || $zone !== $this->storedZone) {
+            [$this->storedIn, $this->storedZone, $this->formattedStored, $this->storedCount] = [$storedIn, $zone, [], 0];
+        }
+        if (isset($this->formattedStored[$format][$stored])) {
+            return $this->formattedStored[$format][$stored];
+        }
+        $formatted = $this->formatDate($object->directAttribute($name), $format);
+        if (ParsedDates::isFixed($stored)) {
+            if (++$this->storedCount > self::MAX) {
+                [$this->formattedStored, $this->storedCount] = [[], 1];
+            }
+            $this->formattedStored[$format][$stored] = $formatted;
+        }
+
+        return $formatted;
     }
 
     /** CoreExtension::formatDate()'s parameters (named arguments too) and result. */

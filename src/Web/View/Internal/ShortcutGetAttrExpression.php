@@ -84,19 +84,43 @@ final class ShortcutGetAttrExpression extends GetAttrExpression
 
     public function compile(Compiler $compiler): void
     {
-        if (!self::applies($this) || $compiler->getEnvironment()->hasExtension(SandboxExtension::class)) {
+        if (!self::shortcuts($this, $compiler)) {
             parent::compile($compiler);
 
             return;
         }
         $v = '$' . $compiler->getVarName();
         $w = '$' . $compiler->getVarName();
-        $name = $this->getNode('attribute')->getAttribute('value');
-        \assert(\is_string($name));
         $compiler
             ->raw("(\\is_array({$v} = ")
             ->subcompile($this->getNode('node'))
-            ->raw(") && \\array_key_exists('{$name}', {$v}) ? {$v}['{$name}']")
+            ->raw(')');
+        $this->compileLookup($compiler, $v, $w);
+    }
+
+    /** Whether compile() takes the shortcut for $node: applies(), and no sandbox to ask. */
+    public static function shortcuts(GetAttrExpression $node, Compiler $compiler): bool
+    {
+        return self::applies($node) && !$compiler->getEnvironment()->hasExtension(SandboxExtension::class);
+    }
+
+    /**
+     * The shortcut (if shortcuts() says so) on the object or array the PHP variable $v
+     * already holds, evaluated from this node's `node` by the caller (ShortcutDateExpression).
+     */
+    public function compileOn(Compiler $compiler, string $v): void
+    {
+        $compiler->raw("(\\is_array({$v})");
+        $this->compileLookup($compiler, $v, '$' . $compiler->getVarName());
+    }
+
+    /** What follows the first `is_array(...)` test of the shortcut, on $v ($w: a variable of its own). */
+    private function compileLookup(Compiler $compiler, string $v, string $w): void
+    {
+        $name = $this->getNode('attribute')->getAttribute('value');
+        \assert(\is_string($name));
+        $compiler
+            ->raw(" && \\array_key_exists('{$name}', {$v}) ? {$v}['{$name}']")
             ->raw(' : (' . $v . ' instanceof \\' . DirectAttributes::class . " && ({$w} = {$v}->directAttribute('{$name}')) !== \\" . AttributeMiss::class . "::Miss ? {$w}")
             ->raw(" : (\\is_object({$v})")
             ->raw(" && !{$v} instanceof \\ArrayAccess && !{$v} instanceof \\Twig\\Template && isset({$v}->{$name}) ? {$v}->{$name}")

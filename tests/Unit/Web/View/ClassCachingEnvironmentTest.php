@@ -37,7 +37,7 @@ final class ClassCachingEnvironmentTest extends TestCase
         [$caching, $twig] = [self::environment($sources), new Environment(new ArrayLoader($sources), ['use_yield' => true])];
 
         // Twig's, marked as compiled with string methods (Internal\StringMethods).
-        $marked = static fn (string $class): string => \str_replace('__TwigTemplate_', '__TwigTemplate_s2_', $class);
+        $marked = static fn (string $class): string => \str_replace('__TwigTemplate_', '__TwigTemplate_s3_', $class);
         foreach (['a.twig', 'b.twig', 'a.twig'] as $name) {
             self::assertSame($marked($twig->getTemplateClass($name)), $caching->getTemplateClass($name));
             self::assertSame($marked($twig->getTemplateClass($name, 2)), $caching->getTemplateClass($name, 2));
