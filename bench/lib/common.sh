@@ -98,19 +98,22 @@ bench_log_tail() {
     grep -Ev '^#[0-9]+ (\S.*\([0-9]+\): |\[internal function\]: |\{main\}$)' "$1" | tail -n 20 || true
 }
 
-# bench_wait_http URL [SECONDS [PID LOG]]: waits until URL answers 2xx or 3xx (every
+# bench_wait_http URL [SECONDS [PID LOG [TRY]]]: waits until URL answers 2xx or 3xx (every
 # caller's `/` does: nginx's `return 200`, the apps' pages). Fails at once when the server
 # answers 4xx or 5xx three times in a row (a handler that throws, a database that is gone:
-# wrk would measure the error pages), or accepts connections but answers none within 5 s
-# three times in a row (hung; nothing listening yet is refused at once, curl exit 7, not
-# 28). With PID, gives up as soon as that process (the server) has exited. Each failure
-# shows the end of LOG: the reason is there, and the log goes with the temp dir on exit.
+# wrk would measure the error pages), or accepts connections but answers none within TRY
+# seconds (default 5) three times in a row (hung; nothing listening yet is refused at once,
+# curl exit 7, not 28). With PID, gives up as soon as that process (the server) has exited.
+# Each failure shows the end of LOG: the reason is there, and the log goes with the temp
+# dir on exit. A server that counts its requests (bench/micro/instructions/server.php)
+# passes TRY=SECONDS: a first answer slower than a try (the blog's templates compiled under
+# valgrind on a busy host) must not be asked for twice.
 bench_wait_http() {
-    local url=$1 within=${2:-15} pid=${3:-} log=${4:-}
+    local url=$1 within=${2:-15} pid=${3:-} log=${4:-} try=${5:-5}
     local deadline=$((SECONDS + within)) body="$BENCH_TMP/wait-$BASHPID.body" status code max asked page wrong=0 hung=0 hung_since=0
     while :; do
-        asked=$SECONDS max=$((deadline - SECONDS))   # each try within the time left: 1 to 5 s
-        [ $max -le 5 ] || max=5
+        asked=$SECONDS max=$((deadline - SECONDS))   # each try within the time left: 1 s to TRY
+        [ $max -le "$try" ] || max=$try
         [ $max -ge 1 ] || max=1
         rm -f "$body"
         code=0

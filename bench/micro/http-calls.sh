@@ -57,7 +57,7 @@ calls() {
         "$HERE/bench/micro/instructions/server.php" "$port" "$requests" "$APP") >"$BENCH_TMP/server.log" 2>&1 &
     local server=$!
     bench_track "$server"
-    bench_wait_http "http://127.0.0.1:$port/" 60 "$server" "$BENCH_TMP/server.log"
+    bench_wait_http "http://127.0.0.1:$port/" 60 "$server" "$BENCH_TMP/server.log" 60
     php "$HERE/bench/micro/instructions/client.php" "$port" $((requests - 1)) "$CONNECTIONS" "$PAUSE_MS" >/dev/null
     wait "$server"
     # Trace format 1: an entry line has 0 in its third field and the function in its sixth.

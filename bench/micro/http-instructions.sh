@@ -46,7 +46,7 @@ count() {
     bench_track "$server"   # stopped on exit, when the client fails or on Ctrl-C: it serves on otherwise
     # Called as $(count …), where bash drops set -e: each step checked, or a failed client
     # would leave `wait` waiting on a server that waits for requests.
-    bench_wait_http "http://127.0.0.1:$port/" 60 "$server" "$log" || return 1
+    bench_wait_http "http://127.0.0.1:$port/" 60 "$server" "$log" 60 || return 1
     php "$HERE/bench/micro/instructions/client.php" "$port" $((requests - 1)) "$CONNECTIONS" "$PAUSE_MS" || return 1
     wait "$server" || { echo "http-instructions: the server under valgrind failed:" >&2; tail -n 20 "$log" >&2; return 1; }
     total=$(awk '/ refs:/ { gsub(",", "", $4); print $4 }' "$log")
