@@ -32,8 +32,9 @@ use Twig\TwigFilter;
  * by the one the row held. That string, read in the default timezone, names the instant:
  * those strings are kept by format and stored string, for the default timezone and Twig's
  * as they were when they were made (blog `GET /`: -3,900 instructions a request, the
- * model's clone of a parsed date and the conversion to Twig's timezone not made). Only strings ParsedDates would remember
- * (those that begin with a full date, whatever the clock says), at most 256 as well.
+ * model's clone of a parsed date and the conversion to Twig's timezone not made). Only
+ * strings ParsedDates would remember (those that begin with a full date, whatever the
+ * clock says), at most 256 as well.
  *
  * @internal registered by View
  */
