@@ -70,13 +70,7 @@ final class CoroutineLeases
      */
     public function leased(int $id): ?object
     {
-        $connection = $this->leases[$id] ?? $this->resting[$id] ?? null;
-        if ($connection !== null) {
-            unset($this->resting[$id]);
-            $this->leases[$id] = $connection;
-        }
-
-        return $connection;
+        return $this->leases[$id] ?? (isset($this->resting[$id]) ? $this->wake($id) : null);
     }
 
     /** @return T see Pool::hold() */
@@ -133,10 +127,7 @@ final class CoroutineLeases
         $id = $coroutine->id;
         $kept = isset($this->resting[$id]);
         if ($kept) {
-            $connection = $this->resting[$id];
-            unset($this->resting[$id]);
-
-            return $this->leases[$id] = $connection;
+            return $this->wake($id);
         }
         $connection = $this->pool->acquire(); // may suspend, but the coroutine stays the same
         $this->leases[$id] = $connection;
@@ -178,6 +169,19 @@ final class CoroutineLeases
             unset($this->leases[$id], $this->resting[$id], $this->held[$id]);
             $this->pool->release($connection);
         }
+    }
+
+    /**
+     * Coroutine $id's resting lease, asked for again: back in $leases until the next sweep.
+     *
+     * @return T
+     */
+    private function wake(int $id): object
+    {
+        $connection = $this->resting[$id];
+        unset($this->resting[$id]);
+
+        return $this->leases[$id] = $connection;
     }
 
     /** Forgets coroutine $id's lease, which goes back before the coroutine ends. */
